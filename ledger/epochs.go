@@ -1,0 +1,156 @@
+package ledger
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+func validUTF8(s string) bool { return utf8.ValidString(s) }
+
+// FencedError reports new work refused because its key is not under the
+// active operator epoch. The attempt is logged before this is returned.
+type FencedError struct {
+	Key         string
+	KeyEpoch    string
+	ActiveEpoch string
+	Reason      string
+	FencedID    int64
+}
+
+// Error implements error.
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("fenced: key %s: %s (logged as fenced call %d)", e.Key, e.Reason, e.FencedID)
+}
+
+// EpochInfo describes the active operator epoch.
+type EpochInfo struct {
+	Epoch     string
+	Operator  string
+	Activated time.Time
+	// Seq counts activations; zero means no epoch was ever activated.
+	Seq int64
+}
+
+// newUUID returns a random version 4 UUID in lowercase canonical form. Ids
+// come from crypto/rand, never from the clock.
+func newUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const h = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, h[c>>4], h[c&0xf])
+	}
+	return string(out)
+}
+
+func activeEpoch(ctx context.Context, tx *sql.Tx) (EpochInfo, error) {
+	var e EpochInfo
+	var at int64
+	err := tx.QueryRowContext(ctx, "SELECT seq, epoch, operator, at_ms FROM epochs ORDER BY seq DESC LIMIT 1").Scan(&e.Seq, &e.Epoch, &e.Operator, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return EpochInfo{}, nil
+	}
+	e.Activated = fromMS(at)
+	return e, err
+}
+
+// Epoch returns the active epoch; its Epoch is empty when none was
+// ever activated.
+func (s *Store) Epoch(ctx context.Context) (EpochInfo, error) {
+	var e EpochInfo
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		e, err = activeEpoch(ctx, tx)
+		return err
+	})
+	return e, err
+}
+
+// ActivateEpoch starts a new operator epoch. epoch may be empty (a random
+// one is made) or a lowercase canonical UUID never used before. From now
+// on new work must use hsr1:<epoch>:<logical-key>.
+func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (EpochInfo, error) {
+	if epoch == "" {
+		epoch = newUUID()
+	} else if _, err := ParseEpoch(epoch); err != nil {
+		return EpochInfo{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	if err := checkOperator(operator); err != nil {
+		return EpochInfo{}, err
+	}
+	var out EpochInfo
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		now := ms(s.now())
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM epochs WHERE epoch = ?", epoch).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: epoch %s was activated before; an epoch is never reused", ErrInvalidInput, epoch)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO epochs(epoch, operator, at_ms) VALUES (?, ?, ?)", epoch, operator, now); err != nil {
+			return err
+		}
+		if err := appendEvent(ctx, tx, "", "epoch_activated", operator, map[string]any{"epoch": epoch}, now); err != nil {
+			return err
+		}
+		var err error
+		out, err = activeEpoch(ctx, tx)
+		return err
+	})
+	return out, err
+}
+
+// checkFence refuses new work whose key is not under the active epoch, and
+// logs the refusal. No active epoch admits plain keys only.
+func checkFence(ctx context.Context, tx *sql.Tx, k Key, digest, agent string, now int64) (*FencedError, error) {
+	act, err := activeEpoch(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if k.Epoch == act.Epoch {
+		return nil, nil
+	}
+	reason := fmt.Sprintf("new work must use hsr1:%s:<logical-key>", act.Epoch)
+	switch {
+	case act.Epoch == "":
+		reason = fmt.Sprintf("epoch %s is not active (no epoch has been activated)", k.Epoch)
+	case k.Epoch != "":
+		reason = fmt.Sprintf("epoch %s is not the active epoch %s", k.Epoch, act.Epoch)
+	}
+	return logFence(ctx, tx, k, act.Epoch, digest, agent, reason, now)
+}
+
+func logFence(ctx context.Context, tx *sql.Tx, k Key, active, digest, agent, reason string, now int64) (*FencedError, error) {
+	key := k.String()
+	res, err := tx.ExecContext(ctx, `INSERT INTO fenced(action_key, key_epoch, active_epoch, payload_sha256, agent, reason, at_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, key, k.Epoch, active, digest, agent, reason, now)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := res.LastInsertId()
+	if err := appendEvent(ctx, tx, key, "fenced", agent, map[string]any{"fenced_id": id, "reason": reason}, now); err != nil {
+		return nil, err
+	}
+	return &FencedError{Key: key, KeyEpoch: k.Epoch, ActiveEpoch: active, Reason: reason, FencedID: id}, nil
+}
+
+func checkOperator(op string) error {
+	if op == "" {
+		return fmt.Errorf("%w: an operator name is required (--operator or TOLLGATE_OPERATOR)", ErrInvalidInput)
+	}
+	return checkName("operator", op)
+}

@@ -1,0 +1,214 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// RecordOptions qualifies a Record or Guard call.
+type RecordOptions struct {
+	// Agent names the caller; it is kept with the intent and the events.
+	Agent string
+	// Redact keeps only the digests: the payload text is not retained.
+	Redact bool
+}
+
+// Intent is the stored intent of one key.
+type Intent struct {
+	Key    Key
+	SHA256 string
+	// Created is true when this call stored the intent.
+	Created bool
+	// Replayed is true when an earlier call had already stored it.
+	Replayed bool
+	// Retained is false when the intent has no payload row: it was
+	// recorded by the seed fixture or another tool sharing the table.
+	Retained bool
+	Redacted bool
+	Agent    string
+	Kind     string
+	State    State
+}
+
+// MaxAgentLen bounds agent and operator names.
+const MaxAgentLen = 200
+
+func checkName(what, s string) error {
+	if len(s) > MaxAgentLen {
+		return fmt.Errorf("%w: %s must be at most %d bytes", ErrInvalidInput, what, MaxAgentLen)
+	}
+	if !validUTF8(s) {
+		return fmt.Errorf("%w: %s must be valid UTF-8", ErrInvalidInput, what)
+	}
+	return nil
+}
+
+// Record stores the intent of key bound to payload. A new key is stored with
+// its retained payload (or only its digests when redacted) in one
+// transaction; an identical retry returns the stored intent with Replayed
+// set; a different payload returns a *ConflictError after logging the
+// attempt, and the stored hash is never replaced.
+func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOptions) (Intent, error) {
+	k, err := ParseKey(key)
+	if err != nil {
+		return Intent{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return Intent{}, err
+	}
+	if err := checkName("agent", opt.Agent); err != nil {
+		return Intent{}, err
+	}
+	var out Intent
+	var conflict *ConflictError
+	var fence *FencedError
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		conflict, fence = nil, nil
+		now := ms(s.now())
+		var err error
+		out, conflict, fence, err = recordTx(ctx, tx, k, p, opt, now)
+		return err
+	})
+	if err != nil {
+		return Intent{}, err
+	}
+	if conflict != nil {
+		return out, conflict
+	}
+	if fence != nil {
+		return out, fence
+	}
+	return out, nil
+}
+
+// recordTx stores or replays the intent inside the caller's transaction. A
+// conflict or fence is returned beside a nil error so that the caller
+// commits the logged attempt before reporting it.
+func recordTx(ctx context.Context, tx *sql.Tx, k Key, p Payload, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
+	key := k.String()
+	digest := p.Digest()
+	out := Intent{Key: k, SHA256: digest}
+	var stored string
+	err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&stored)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if fe, err := checkFence(ctx, tx, k, digest, opt.Agent, now); fe != nil || err != nil {
+			return out, nil, fe, err
+		}
+		if err := insertIntent(ctx, tx, k, p, digest, opt, now); err != nil {
+			return out, nil, nil, err
+		}
+		out.Created, out.Retained, out.Redacted = true, true, opt.Redact
+		out.Agent, out.Kind, out.State = opt.Agent, p.Kind, StateRecorded
+		return out, nil, nil, nil
+	case err != nil:
+		return out, nil, nil, err
+	}
+	if err := loadIntent(ctx, tx, &out, now); err != nil {
+		return out, nil, nil, err
+	}
+	out.Replayed = true
+	if stored == digest {
+		return out, nil, nil, nil
+	}
+	ce, err := logConflict(ctx, tx, k, p, stored, opt, now)
+	if ce != nil {
+		ce.State = out.State
+	}
+	return out, ce, nil, err
+}
+
+func insertIntent(ctx context.Context, tx *sql.Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) error {
+	key := k.String()
+	if _, err := tx.ExecContext(ctx, "INSERT INTO intents VALUES (?, ?, 'recorded') ON CONFLICT(action_key) DO NOTHING", key, digest); err != nil {
+		return err
+	}
+	var canonical any
+	if !opt.Redact {
+		canonical = string(p.Canonical())
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO payloads(action_key, payload_sha256, canonical, redacted, kind,
+		kind_sha256, target_sha256, body_sha256, agent, recorded_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		key, digest, canonical, boolInt(opt.Redact), p.Kind,
+		sha256Hex([]byte(p.Kind)), sha256Hex([]byte(p.Target)), sha256Hex([]byte(p.Body)), opt.Agent, now)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, updated_ms = ?
+		WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, now, key); err != nil {
+		return err
+	}
+	return appendEvent(ctx, tx, key, "recorded", opt.Agent, map[string]any{
+		"payload_sha256": digest, "redacted": opt.Redact, "kind": p.Kind}, now)
+}
+
+// loadIntent fills the stored facts of an existing key.
+func loadIntent(ctx context.Context, tx *sql.Tx, out *Intent, now int64) error {
+	key := out.Key.String()
+	var redacted sql.NullInt64
+	var kind, agent sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.redacted, p.kind, p.agent FROM intents i
+		LEFT JOIN payloads p ON p.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&out.SHA256, &redacted, &kind, &agent)
+	if err != nil {
+		return err
+	}
+	out.Retained = redacted.Valid
+	out.Redacted = redacted.Int64 == 1
+	out.Kind, out.Agent = kind.String, agent.String
+	ix, err := loadIndex(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	out.State = stateFrom(ix.Stage, ix.Deadline, now)
+	return nil
+}
+
+// logConflict appends the attempt to the conflict log and the chain.
+func logConflict(ctx context.Context, tx *sql.Tx, k Key, p Payload, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
+	key := k.String()
+	var differs []string
+	var ks, ts, bs string
+	err := tx.QueryRowContext(ctx, "SELECT kind_sha256, target_sha256, body_sha256 FROM payloads WHERE action_key = ?", key).Scan(&ks, &ts, &bs)
+	switch {
+	case err == nil:
+		for _, f := range [...]struct {
+			name, stored, v string
+		}{{"kind", ks, p.Kind}, {"target", ts, p.Target}, {"body", bs, p.Body}} {
+			if sha256Hex([]byte(f.v)) != f.stored {
+				differs = append(differs, f.name)
+			}
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, err
+	}
+	var attempted any
+	if !opt.Redact {
+		attempted = string(p.Canonical())
+	}
+	digest := p.Digest()
+	diffText := strings.Join(differs, ",")
+	if differs == nil {
+		diffText = "unknown"
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO conflicts(action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, key, stored, digest, attempted, boolInt(opt.Redact), diffText, opt.Agent, now)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := res.LastInsertId()
+	if err := appendEvent(ctx, tx, key, "conflict", opt.Agent, map[string]any{
+		"conflict_id": id, "attempted_sha256": digest, "differs": diffText}, now); err != nil {
+		return nil, err
+	}
+	return &ConflictError{Key: key, StoredSHA256: stored, AttemptSHA: digest, Differs: differs, ConflictID: id}, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,102 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// State is where an action stands. It is derived from the facts; each
+// step that led to it is its own append-only row.
+type State string
+
+// The states of an action (SPEC 4), plus Denied for a policy deny.
+const (
+	StateRecorded   State = "recorded"
+	StatePending    State = "pending"
+	StateApproved   State = "approved"
+	StateDenied     State = "denied"
+	StateRejected   State = "rejected"
+	StateExpired    State = "expired"
+	StateExecuting  State = "executing"
+	StateUncertain  State = "uncertain"
+	StateSucceeded  State = "succeeded"
+	StateFailed     State = "failed"
+	StateReconciled State = "reconciled"
+)
+
+// States lists every state, in the order of the lifecycle.
+var States = []State{StateRecorded, StatePending, StateApproved, StateDenied, StateRejected,
+	StateExpired, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateReconciled}
+
+// ParseState checks a state name given by a user.
+func ParseState(s string) (State, error) {
+	for _, st := range States {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("%w: unknown state %q (one of recorded, pending, approved, denied, rejected, expired, executing, uncertain, succeeded, failed, reconciled)", ErrInvalidInput, s)
+}
+
+// stateFrom derives the state from the index's stage and deadline: a
+// pending request past its deadline is expired and a permit past its lease
+// is uncertain, without anyone writing at that moment.
+func stateFrom(stage string, deadline, now int64) State {
+	switch stage {
+	case "pending":
+		if now >= deadline {
+			return StateExpired
+		}
+	case "executing":
+		if now >= deadline {
+			return StateUncertain
+		}
+	}
+	return State(stage)
+}
+
+// stateSQL returns a WHERE fragment over action_index selecting one state.
+func stateSQL(st State, now int64) (string, []any) {
+	switch st {
+	case StatePending:
+		return "stage = 'pending' AND deadline_ms > ?", []any{now}
+	case StateExpired:
+		return "stage = 'pending' AND deadline_ms <= ?", []any{now}
+	case StateExecuting:
+		return "stage = 'executing' AND deadline_ms > ?", []any{now}
+	case StateUncertain:
+		return "(stage = 'uncertain' OR (stage = 'executing' AND deadline_ms <= ?))", []any{now}
+	}
+	return "stage = ?", []any{string(st)}
+}
+
+// indexRow is one key's row of the action index.
+type indexRow struct {
+	Key      string
+	Logical  string
+	Epoch    string
+	Kind     string
+	Agent    string
+	Stage    string
+	Deadline int64
+}
+
+func loadIndex(ctx context.Context, tx *sql.Tx, key string) (indexRow, error) {
+	r := indexRow{Key: key}
+	err := tx.QueryRowContext(ctx, `SELECT logical_key, epoch, kind, agent, stage, deadline_ms
+		FROM action_index WHERE action_key = ?`, key).Scan(&r.Logical, &r.Epoch, &r.Kind, &r.Agent, &r.Stage, &r.Deadline)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	return r, err
+}
+
+// setStage moves the projection; the fact that justifies the move has
+// been appended in the same transaction.
+func setStage(ctx context.Context, tx *sql.Tx, key, stage string, deadline, now int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE action_index SET stage = ?, deadline_ms = ?, updated_ms = ? WHERE action_key = ?`,
+		stage, deadline, now, key)
+	return err
+}
