@@ -83,11 +83,17 @@ CREATE INDEX action_index_agent ON action_index(agent, id);
 CREATE INDEX action_index_kind ON action_index(kind, id);
 CREATE INDEX action_index_epoch ON action_index(epoch, id);
 
--- Intents recorded by anyone (the seed fixture included) appear in the index.
+-- Intents recorded by anyone (the seed fixture included) appear in the
+-- index. A key already indexed means the insert replaced an existing intent
+-- (INSERT OR REPLACE deletes without firing delete triggers unless
+-- recursive_triggers is on, as in a plain sqlite3 shell): refuse it. A
+-- BEFORE trigger cannot do this, as it would also fire for the fixture's
+-- ON CONFLICT DO NOTHING retry.
 CREATE TRIGGER intents_index AFTER INSERT ON intents
 BEGIN
-    INSERT INTO action_index(action_key, logical_key) VALUES (NEW.action_key, NEW.action_key)
-    ON CONFLICT(action_key) DO NOTHING;
+    SELECT RAISE(ABORT, 'intents is append-only: a key is never replaced')
+    WHERE EXISTS (SELECT 1 FROM action_index WHERE action_key = NEW.action_key);
+    INSERT INTO action_index(action_key, logical_key) VALUES (NEW.action_key, NEW.action_key);
 END;
 INSERT INTO action_index(action_key, logical_key)
     SELECT action_key, action_key FROM intents WHERE true
@@ -108,3 +114,18 @@ CREATE TRIGGER events_no_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'events is append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events
 BEGIN SELECT RAISE(ABORT, 'events is append-only'); END;
+
+-- INSERT OR REPLACE deletes the old row without firing delete triggers
+-- unless recursive_triggers is on: refuse an insert that would replace.
+CREATE TRIGGER payloads_no_replace BEFORE INSERT ON payloads
+WHEN EXISTS (SELECT 1 FROM payloads WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'payloads is append-only: a row is never replaced'); END;
+CREATE TRIGGER conflicts_no_replace BEFORE INSERT ON conflicts
+WHEN EXISTS (SELECT 1 FROM conflicts WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'conflicts is append-only: a row is never replaced'); END;
+CREATE TRIGGER events_no_replace BEFORE INSERT ON events
+WHEN EXISTS (SELECT 1 FROM events WHERE seq = NEW.seq OR hash = NEW.hash)
+BEGIN SELECT RAISE(ABORT, 'events is append-only: a row is never replaced'); END;
+CREATE TRIGGER action_index_no_replace BEFORE INSERT ON action_index
+WHEN EXISTS (SELECT 1 FROM action_index WHERE id = NEW.id OR action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'action_index rows are never replaced'); END;

@@ -144,3 +144,38 @@ CREATE TRIGGER fenced_reviews_no_update BEFORE UPDATE ON fenced_reviews
 BEGIN SELECT RAISE(ABORT, 'fenced_reviews is append-only'); END;
 CREATE TRIGGER fenced_reviews_no_delete BEFORE DELETE ON fenced_reviews
 BEGIN SELECT RAISE(ABORT, 'fenced_reviews is append-only'); END;
+
+-- Refuse INSERT OR REPLACE, which would delete without firing delete triggers.
+CREATE TRIGGER policy_rules_no_replace BEFORE INSERT ON policy_rules
+WHEN EXISTS (SELECT 1 FROM policy_rules WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'policy_rules is append-only: a row is never replaced'); END;
+CREATE TRIGGER policy_evals_no_replace BEFORE INSERT ON policy_evals
+WHEN EXISTS (SELECT 1 FROM policy_evals WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'policy_evals is append-only: a row is never replaced'); END;
+CREATE TRIGGER approval_requests_no_replace BEFORE INSERT ON approval_requests
+WHEN EXISTS (SELECT 1 FROM approval_requests WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'approval_requests is append-only: a row is never replaced'); END;
+CREATE TRIGGER decisions_no_replace BEFORE INSERT ON decisions
+WHEN EXISTS (SELECT 1 FROM decisions WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'decisions is append-only: a row is never replaced'); END;
+CREATE TRIGGER permits_no_replace BEFORE INSERT ON permits
+WHEN EXISTS (SELECT 1 FROM permits WHERE action_key = NEW.action_key OR permit_id = NEW.permit_id)
+BEGIN SELECT RAISE(ABORT, 'permits is append-only: a row is never replaced'); END;
+CREATE TRIGGER reports_no_replace BEFORE INSERT ON reports
+WHEN EXISTS (SELECT 1 FROM reports WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'reports is append-only: a row is never replaced'); END;
+CREATE TRIGGER reconciliations_no_replace BEFORE INSERT ON reconciliations
+WHEN EXISTS (SELECT 1 FROM reconciliations WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'reconciliations is append-only: a row is never replaced'); END;
+CREATE TRIGGER epochs_no_replace BEFORE INSERT ON epochs
+WHEN EXISTS (SELECT 1 FROM epochs WHERE seq = NEW.seq OR epoch = NEW.epoch)
+BEGIN SELECT RAISE(ABORT, 'epochs is append-only: a row is never replaced'); END;
+CREATE TRIGGER fenced_no_replace BEFORE INSERT ON fenced
+WHEN EXISTS (SELECT 1 FROM fenced WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'fenced is append-only: a row is never replaced'); END;
+CREATE TRIGGER conflict_reviews_no_replace BEFORE INSERT ON conflict_reviews
+WHEN EXISTS (SELECT 1 FROM conflict_reviews WHERE conflict_id = NEW.conflict_id)
+BEGIN SELECT RAISE(ABORT, 'conflict_reviews is append-only: a row is never replaced'); END;
+CREATE TRIGGER fenced_reviews_no_replace BEFORE INSERT ON fenced_reviews
+WHEN EXISTS (SELECT 1 FROM fenced_reviews WHERE fenced_id = NEW.fenced_id)
+BEGIN SELECT RAISE(ABORT, 'fenced_reviews is append-only: a row is never replaced'); END;

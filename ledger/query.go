@@ -1,0 +1,385 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Filter narrows List. Zero fields match everything.
+type Filter struct {
+	State     State
+	Agent     string
+	Kind      string
+	KeyPrefix string // a prefix of the logical key
+	Epoch     string
+	// Text matches a substring of the key, agent or kind (the console's /).
+	Text string
+	// BeforeID pages backwards: only rows with an id below it.
+	BeforeID int64
+	// Limit caps the rows returned; zero means 100.
+	Limit int
+}
+
+// Row is one action in a list.
+type Row struct {
+	ID       int64     `json:"id"`
+	Key      string    `json:"key"`
+	Logical  string    `json:"logical_key"`
+	Epoch    string    `json:"epoch"`
+	Kind     string    `json:"kind"`
+	Agent    string    `json:"agent"`
+	State    State     `json:"state"`
+	Deadline time.Time `json:"deadline,omitzero"`
+	Updated  time.Time `json:"updated,omitzero"`
+}
+
+// List returns actions, newest first, one page at a time through the
+// action index; it never loads every row.
+func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
+	if f.Limit <= 0 || f.Limit > 10000 {
+		f.Limit = 100
+	}
+	now := ms(s.now())
+	var where []string
+	var args []any
+	if f.State != "" {
+		if _, err := ParseState(string(f.State)); err != nil {
+			return nil, err
+		}
+		w, a := stateSQL(f.State, now)
+		where, args = append(where, w), append(args, a...)
+	}
+	if f.Agent != "" {
+		where, args = append(where, "agent = ?"), append(args, f.Agent)
+	}
+	if f.Kind != "" {
+		where, args = append(where, "kind = ?"), append(args, f.Kind)
+	}
+	if f.Epoch != "" {
+		where, args = append(where, "epoch = ?"), append(args, f.Epoch)
+	}
+	if f.KeyPrefix != "" {
+		// A range on the indexed column rather than LIKE, which would
+		// ignore the index and treat _ and % as wildcards.
+		where, args = append(where, "logical_key >= ? AND logical_key < ?"), append(args, f.KeyPrefix, f.KeyPrefix+"\xff")
+	}
+	if f.Text != "" {
+		where = append(where, "(instr(action_key, ?) > 0 OR instr(agent, ?) > 0 OR instr(kind, ?) > 0)")
+		args = append(args, f.Text, f.Text, f.Text)
+	}
+	if f.BeforeID > 0 {
+		where, args = append(where, "id < ?"), append(args, f.BeforeID)
+	}
+	q := "SELECT id, action_key, logical_key, epoch, kind, agent, stage, deadline_ms, updated_ms FROM action_index"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC LIMIT ?"
+	args = append(args, f.Limit)
+	var out []Row
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Row
+			var stage string
+			var dl, up int64
+			if err := rows.Scan(&r.ID, &r.Key, &r.Logical, &r.Epoch, &r.Kind, &r.Agent, &stage, &dl, &up); err != nil {
+				return err
+			}
+			r.State, r.Deadline, r.Updated = stateFrom(stage, dl, now), fromMS(dl), fromMS(up)
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Counts are the sizes of the console's views.
+type Counts struct {
+	Pending   int64 `json:"pending"`
+	Conflicts int64 `json:"conflicts_to_review"`
+	Uncertain int64 `json:"uncertain"`
+	Fenced    int64 `json:"fenced_to_review"`
+	All       int64 `json:"all"`
+}
+
+// Counts counts each view through the indexes.
+func (s *Store) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	now := ms(s.now())
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		pw, pa := stateSQL(StatePending, now)
+		return tx.QueryRowContext(ctx, `SELECT
+			(SELECT count(*) FROM action_index WHERE `+pw+`),
+			(SELECT count(*) FROM action_index WHERE stage = 'uncertain') + (SELECT count(*) FROM action_index WHERE stage = 'executing' AND deadline_ms <= ?),
+			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
+			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
+			(SELECT coalesce(max(id), 0) FROM action_index)`, append(pa, now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All)
+	})
+	return c, err
+}
+
+// ConflictRow is one logged conflict.
+type ConflictRow struct {
+	ID           int64     `json:"id"`
+	Key          string    `json:"key"`
+	StoredSHA256 string    `json:"stored_sha256"`
+	AttemptSHA   string    `json:"attempted_sha256"`
+	Attempted    *Payload  `json:"-"`
+	Redacted     bool      `json:"redacted"`
+	Differs      string    `json:"differs"`
+	Agent        string    `json:"agent"`
+	At           time.Time `json:"at"`
+	Reviewed     bool      `json:"reviewed"`
+}
+
+// Conflicts returns logged conflicts, newest first; unreviewed only
+// unless all is set.
+func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID int64, limit int) ([]ConflictRow, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	q := `SELECT c.id, c.action_key, c.stored_sha256, c.attempted_sha256, c.attempted, c.redacted, c.differs, c.agent, c.at_ms,
+		EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id) AS reviewed
+		FROM conflicts c WHERE (? OR NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id))
+		AND (? = '' OR instr(c.action_key, ?) > 0 OR instr(c.agent, ?) > 0) AND (? = 0 OR c.id < ?)
+		ORDER BY c.id DESC LIMIT ?`
+	var out []ConflictRow
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c ConflictRow
+			var att sql.NullString
+			var at int64
+			if err := rows.Scan(&c.ID, &c.Key, &c.StoredSHA256, &c.AttemptSHA, &att, &c.Redacted, &c.Differs, &c.Agent, &at, &c.Reviewed); err != nil {
+				return err
+			}
+			c.At = fromMS(at)
+			if att.Valid {
+				if p, err := DecodePayload([]byte(att.String)); err == nil {
+					c.Attempted = &p
+				}
+			}
+			out = append(out, c)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// FencedRow is one logged fenced call.
+type FencedRow struct {
+	ID          int64     `json:"id"`
+	Key         string    `json:"key"`
+	KeyEpoch    string    `json:"key_epoch"`
+	ActiveEpoch string    `json:"active_epoch"`
+	SHA256      string    `json:"payload_sha256"`
+	Agent       string    `json:"agent"`
+	Reason      string    `json:"reason"`
+	At          time.Time `json:"at"`
+	Reviewed    bool      `json:"reviewed"`
+}
+
+// Fenced returns logged fenced calls, newest first; unreviewed only unless
+// all is set.
+func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int64, limit int) ([]FencedRow, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	q := `SELECT f.id, f.action_key, f.key_epoch, f.active_epoch, f.payload_sha256, f.agent, f.reason, f.at_ms,
+		EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)
+		FROM fenced f WHERE (? OR NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id))
+		AND (? = '' OR instr(f.action_key, ?) > 0 OR instr(f.agent, ?) > 0) AND (? = 0 OR f.id < ?)
+		ORDER BY f.id DESC LIMIT ?`
+	var out []FencedRow
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var f FencedRow
+			var at int64
+			if err := rows.Scan(&f.ID, &f.Key, &f.KeyEpoch, &f.ActiveEpoch, &f.SHA256, &f.Agent, &f.Reason, &at, &f.Reviewed); err != nil {
+				return err
+			}
+			f.At = fromMS(at)
+			out = append(out, f)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Detail is everything known about one key: the console's detail pane and
+// the CLI's status.
+type Detail struct {
+	Key        string          `json:"key"`
+	Logical    string          `json:"logical_key"`
+	Epoch      string          `json:"epoch"`
+	State      State           `json:"state"`
+	SHA256     string          `json:"payload_sha256"`
+	Retained   bool            `json:"retained"`
+	Redacted   bool            `json:"redacted"`
+	Payload    *Payload        `json:"-"`
+	Kind       string          `json:"kind"`
+	Agent      string          `json:"agent"`
+	Recorded   time.Time       `json:"recorded_at,omitzero"`
+	Policy     string          `json:"policy,omitempty"`
+	PolicyPat  string          `json:"policy_pattern,omitempty"`
+	Requested  time.Time       `json:"approval_requested_at,omitzero"`
+	Expires    time.Time       `json:"approval_expires_at,omitzero"`
+	Decision   *Decision       `json:"decision,omitempty"`
+	PermitID   string          `json:"permit_id,omitempty"`
+	Issued     time.Time       `json:"permit_issued_at,omitzero"`
+	Lease      time.Time       `json:"lease_until,omitzero"`
+	Holder     string          `json:"permit_holder,omitempty"`
+	Reports    []ReportRow     `json:"reports"`
+	Reconcile  *Reconciliation `json:"reconciliation,omitempty"`
+	Conflicts  int             `json:"conflicts"`
+	Disagrees  bool            `json:"flagged_disagreement"`
+	Events     []Event         `json:"-"`
+	SafeNewKey bool            `json:"safe_new_key"`
+}
+
+// ReportRow is one stored report.
+type ReportRow struct {
+	Outcome Outcome   `json:"outcome"`
+	Ref     string    `json:"ref"`
+	Latency int64     `json:"latency_ms"`
+	Kind    string    `json:"kind"`
+	At      time.Time `json:"at"`
+}
+
+// Status returns everything known about key in one snapshot.
+func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
+	k, err := ParseKey(key)
+	if err != nil {
+		return Detail{}, err
+	}
+	d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
+	now := ms(s.now())
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		d.Reports, d.Payload, d.Decision, d.Reconcile = nil, nil, nil, nil
+		ix, err := loadIndex(ctx, tx, key)
+		if err != nil {
+			return err
+		}
+		d.State, d.Agent, d.Kind = stateFrom(ix.Stage, ix.Deadline, now), ix.Agent, ix.Kind
+		var canon sql.NullString
+		var redacted sql.NullInt64
+		var rec sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.canonical, p.redacted, p.recorded_ms FROM intents i
+			LEFT JOIN payloads p ON p.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&d.SHA256, &canon, &redacted, &rec); err != nil {
+			return err
+		}
+		d.Retained, d.Redacted, d.Recorded = redacted.Valid, redacted.Int64 == 1, fromMS(rec.Int64)
+		if canon.Valid {
+			p, err := DecodePayload([]byte(canon.String))
+			if err == nil {
+				d.Payload = &p
+			}
+		}
+		tx.QueryRowContext(ctx, "SELECT mode, pattern FROM policy_evals WHERE action_key = ?", key).Scan(&d.Policy, &d.PolicyPat)
+		var req, exp int64
+		tx.QueryRowContext(ctx, "SELECT requested_ms, expires_ms FROM approval_requests WHERE action_key = ?", key).Scan(&req, &exp)
+		d.Requested, d.Expires = fromMS(req), fromMS(exp)
+		var dec Decision
+		var at int64
+		if err := tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions WHERE action_key = ?", key).Scan(&dec.Decision, &dec.Operator, &dec.Reason, &at); err == nil {
+			dec.Key, dec.At = key, fromMS(at)
+			d.Decision = &dec
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var iss, lease int64
+		tx.QueryRowContext(ctx, "SELECT permit_id, agent, issued_ms, lease_ms FROM permits WHERE action_key = ?", key).Scan(&d.PermitID, &d.Holder, &iss, &lease)
+		d.Issued, d.Lease = fromMS(iss), fromMS(lease)
+		rows, err := tx.QueryContext(ctx, "SELECT outcome, ref, latency_ms, kind, at_ms FROM reports WHERE action_key = ? ORDER BY id", key)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var r ReportRow
+			var at int64
+			if err := rows.Scan(&r.Outcome, &r.Ref, &r.Latency, &r.Kind, &at); err != nil {
+				rows.Close()
+				return err
+			}
+			r.At = fromMS(at)
+			d.Reports = append(d.Reports, r)
+		}
+		rows.Close()
+		var rc Reconciliation
+		if err := tx.QueryRowContext(ctx, "SELECT result, operator, note, at_ms FROM reconciliations WHERE action_key = ?", key).Scan(&rc.Result, &rc.Operator, &rc.Note, &at); err == nil {
+			rc.Key, rc.At = key, fromMS(at)
+			d.Reconcile = &rc
+			for _, r := range d.Reports {
+				if r.Kind != "refused" && disagrees(string(r.Outcome), rc.Result) {
+					d.Disagrees, rc.Disagrees = true, true
+				}
+			}
+		}
+		tx.QueryRowContext(ctx, "SELECT count(*) FROM conflicts WHERE action_key = ?", key).Scan(&d.Conflicts)
+		d.SafeNewKey = d.State == StateRejected || d.State == StateExpired || d.State == StateFailed ||
+			d.State == StateReconciled && d.Reconcile != nil && d.Reconcile.Result == "not-executed"
+		d.Events, err = timeline(ctx, tx, key)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return d, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	return d, err
+}
+
+// Watcher reports whether another connection has written to the ledger
+// since its last call, using PRAGMA data_version on one held connection
+// (the value is per connection, so the pool cannot be used).
+type Watcher struct {
+	mu   sync.Mutex
+	conn *sql.Conn
+	last int64
+}
+
+// Watch opens a watcher on its own connection.
+func (s *Store) Watch(ctx context.Context) (*Watcher, error) {
+	c, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Watcher{conn: c, last: -1}, nil
+}
+
+// Changed reports whether the ledger changed since the previous call; the
+// first call always reports true.
+func (w *Watcher) Changed(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var v int64
+	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		return false, mapDriverError(err)
+	}
+	changed := v != w.last
+	w.last = v
+	return changed, nil
+}
+
+// Close releases the watcher's connection.
+func (w *Watcher) Close() error { return w.conn.Close() }
