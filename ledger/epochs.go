@@ -56,7 +56,7 @@ func newUUID() string {
 	return string(out)
 }
 
-func activeEpoch(ctx context.Context, tx *sql.Tx) (EpochInfo, error) {
+func activeEpoch(ctx context.Context, tx *Tx) (EpochInfo, error) {
 	var e EpochInfo
 	var at int64
 	err := tx.QueryRowContext(ctx, "SELECT seq, epoch, operator, at_ms FROM epochs ORDER BY seq DESC LIMIT 1").Scan(&e.Seq, &e.Epoch, &e.Operator, &at)
@@ -71,7 +71,7 @@ func activeEpoch(ctx context.Context, tx *sql.Tx) (EpochInfo, error) {
 // ever activated.
 func (s *Store) Epoch(ctx context.Context) (EpochInfo, error) {
 	var e EpochInfo
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		var err error
 		e, err = activeEpoch(ctx, tx)
 		return err
@@ -92,7 +92,7 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 		return EpochInfo{}, err
 	}
 	var out EpochInfo
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM epochs WHERE epoch = ?", epoch).Scan(&n); err != nil {
@@ -116,7 +116,7 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 
 // checkFence refuses new work whose key is not under the active epoch, and
 // logs the refusal. No active epoch admits plain keys only.
-func checkFence(ctx context.Context, tx *sql.Tx, k Key, digest, agent string, now int64) (*FencedError, error) {
+func checkFence(ctx context.Context, tx *Tx, k Key, digest, agent string, now int64) (*FencedError, error) {
 	act, err := activeEpoch(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func checkFence(ctx context.Context, tx *sql.Tx, k Key, digest, agent string, no
 	return logFence(ctx, tx, k, act.Epoch, digest, agent, reason, now)
 }
 
-func logFence(ctx context.Context, tx *sql.Tx, k Key, active, digest, agent, reason string, now int64) (*FencedError, error) {
+func logFence(ctx context.Context, tx *Tx, k Key, active, digest, agent, reason string, now int64) (*FencedError, error) {
 	key := k.String()
 	res, err := tx.ExecContext(ctx, `INSERT INTO fenced(action_key, key_epoch, active_epoch, payload_sha256, agent, reason, at_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, key, k.Epoch, active, digest, agent, reason, now)

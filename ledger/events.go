@@ -41,7 +41,7 @@ func eventHash(prev string, seq int64, key, typ, actor, detail string, at int64)
 // appendEvent adds an event to the chain inside the caller's immediate
 // transaction; holding the write lock is what makes reading the chain's
 // head and appending to it one step.
-func appendEvent(ctx context.Context, tx *sql.Tx, key, typ, actor string, detail map[string]any, at int64) error {
+func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map[string]any, at int64) error {
 	d, err := json.Marshal(detail)
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func appendEvent(ctx context.Context, tx *sql.Tx, key, typ, actor string, detail
 // Timeline returns every event of one key, oldest first.
 func (s *Store) Timeline(ctx context.Context, key string) ([]Event, error) {
 	var out []Event
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		var err error
 		out, err = timeline(ctx, tx, key)
 		return err
@@ -70,7 +70,7 @@ func (s *Store) Timeline(ctx context.Context, key string) ([]Event, error) {
 	return out, err
 }
 
-func timeline(ctx context.Context, tx *sql.Tx, key string) ([]Event, error) {
+func timeline(ctx context.Context, tx *Tx, key string) ([]Event, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash
 		FROM events WHERE action_key = ? ORDER BY seq`, key)
 	if err != nil {

@@ -52,8 +52,9 @@ type Answer struct {
 	Replayed bool `json:"replayed"`
 	// SafeNewKey is true when the key has ended without executing (or
 	// after a failure): a new reviewed operation under a new key is the way on.
-	SafeNewKey bool           `json:"safe_new_key"`
-	Policy     approvals.Mode `json:"policy,omitempty"`
+	SafeNewKey bool `json:"safe_new_key"`
+	// Policy is the mode applied, present on the call that evaluated it.
+	Policy approvals.Mode `json:"policy,omitempty"`
 	// PermitID is set only on the call that was issued the permit.
 	PermitID   string    `json:"permit_id,omitempty"`
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
@@ -82,10 +83,21 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	if opt.Lease < time.Second || opt.Lease > 7*24*time.Hour {
 		return Answer{}, fmt.Errorf("%w: a lease is between 1s and 168h", ErrInvalidInput)
 	}
+	// An identical retry of a key that needs no new step is answered from
+	// one index read; rejected and reconciled keys need their reason, and
+	// recorded and approved keys a write, so they take the full path.
+	if ix, ok := s.fastLookup(ctx, k.String()); ok && ix.SHA256 == p.Digest() {
+		switch ix.Stage {
+		case "pending", "executing", "uncertain", "succeeded", "failed", "denied":
+			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
+			a, _, err := answerFor(ctx, nil, a, ix, ms(s.now()))
+			return a, err
+		}
+	}
 	var ans Answer
 	var conflict *ConflictError
 	var fence *FencedError
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		conflict, fence = nil, nil
 		now := ms(s.now())
 		in, ce, fe, err := recordTx(ctx, tx, k, p, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, now)
@@ -107,16 +119,13 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	return ans, nil
 }
 
-func guardTx(ctx context.Context, tx *sql.Tx, k Key, in Intent, opt GuardOptions, now int64) (Answer, *FencedError, error) {
+func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, now int64) (Answer, *FencedError, error) {
 	key := k.String()
 	a := Answer{Key: key, Logical: k.Logical, Epoch: k.Epoch, SHA256: in.SHA256, Replayed: !in.Created}
 	ix, err := loadIndex(ctx, tx, key)
 	if err != nil {
 		return a, nil, err
 	}
-	var mode approvals.Mode
-	tx.QueryRowContext(ctx, "SELECT mode FROM policy_evals WHERE action_key = ?", key).Scan(&mode)
-	a.Policy = mode
 	switch ix.Stage {
 	case "recorded", "approved":
 		// Both lead to a new permit (or a request); a key admitted under an
@@ -162,7 +171,7 @@ func guardTx(ctx context.Context, tx *sql.Tx, k Key, in Intent, opt GuardOptions
 }
 
 // answerFor reads the answer for a key that needs no new step.
-func answerFor(ctx context.Context, tx *sql.Tx, a Answer, ix indexRow, now int64) (Answer, *FencedError, error) {
+func answerFor(ctx context.Context, tx *Tx, a Answer, ix indexRow, now int64) (Answer, *FencedError, error) {
 	a.State = stateFrom(ix.Stage, ix.Deadline, now)
 	switch a.State {
 	case StatePending:
@@ -193,7 +202,7 @@ func answerFor(ctx context.Context, tx *sql.Tx, a Answer, ix indexRow, now int64
 	return a, nil, nil
 }
 
-func issuePermit(ctx context.Context, tx *sql.Tx, a Answer, opt GuardOptions, now int64) (Answer, *FencedError, error) {
+func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now int64) (Answer, *FencedError, error) {
 	id := newUUID()
 	lease := now + opt.Lease.Milliseconds()
 	if _, err := tx.ExecContext(ctx, "INSERT INTO permits(action_key, permit_id, agent, issued_ms, lease_ms) VALUES (?, ?, ?, ?, ?)",
@@ -207,7 +216,7 @@ func issuePermit(ctx context.Context, tx *sql.Tx, a Answer, opt GuardOptions, no
 	return a, nil, setStage(ctx, tx, a.Key, "executing", lease, now)
 }
 
-func currentRules(ctx context.Context, tx *sql.Tx) ([]approvals.Rule, error) {
+func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, pattern, mode, ttl_ms FROM policy_rules
 		WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id`)
 	if err != nil {
@@ -228,7 +237,7 @@ func currentRules(ctx context.Context, tx *sql.Tx) ([]approvals.Rule, error) {
 }
 
 // evaluatePolicy applies the rules once per key and stores the result.
-func evaluatePolicy(ctx context.Context, tx *sql.Tx, key, kind string, opt GuardOptions, now int64) (approvals.Rule, error) {
+func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, now int64) (approvals.Rule, error) {
 	rules, err := currentRules(ctx, tx)
 	if err != nil {
 		return approvals.Rule{}, err
@@ -264,7 +273,7 @@ func (s *Store) SetPolicy(ctx context.Context, pattern string, mode approvals.Mo
 		return approvals.Rule{}, err
 	}
 	r := approvals.Rule{Pattern: pattern, Mode: mode, TTL: ttl}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		res, err := tx.ExecContext(ctx, "INSERT INTO policy_rules(pattern, mode, ttl_ms, operator, set_ms) VALUES (?, ?, ?, ?, ?)",
 			pattern, string(mode), ttl.Milliseconds(), operator, now)
@@ -280,7 +289,7 @@ func (s *Store) SetPolicy(ctx context.Context, pattern string, mode approvals.Mo
 // Policies returns the rules in force, oldest first.
 func (s *Store) Policies(ctx context.Context) ([]approvals.Rule, error) {
 	var out []approvals.Rule
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		var err error
 		out, err = currentRules(ctx, tx)
 		return err
@@ -321,7 +330,7 @@ func (s *Store) decide(ctx context.Context, key, operator string, approve bool, 
 	if approve {
 		d.Decision = "approved"
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		var req approvals.Request
 		var exp int64

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"path/filepath"
@@ -55,3 +56,5 @@ func rawDB(t testing.TB, path string) *sql.DB {
 }
 
 var ctx = context.Background()
+
+func stringsReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -82,7 +82,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	q += " ORDER BY id DESC LIMIT ?"
 	args = append(args, f.Limit)
 	var out []Row
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, q, args...)
 		if err != nil {
@@ -117,7 +117,7 @@ type Counts struct {
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
 	now := ms(s.now())
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		pw, pa := stateSQL(StatePending, now)
 		return tx.QueryRowContext(ctx, `SELECT
 			(SELECT count(*) FROM action_index WHERE `+pw+`),
@@ -155,7 +155,7 @@ func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID i
 		AND (? = '' OR instr(c.action_key, ?) > 0 OR instr(c.agent, ?) > 0) AND (? = 0 OR c.id < ?)
 		ORDER BY c.id DESC LIMIT ?`
 	var out []ConflictRow
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
 		if err != nil {
@@ -207,7 +207,7 @@ func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int6
 		AND (? = '' OR instr(f.action_key, ?) > 0 OR instr(f.agent, ?) > 0) AND (? = 0 OR f.id < ?)
 		ORDER BY f.id DESC LIMIT ?`
 	var out []FencedRow
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
 		if err != nil {
@@ -276,7 +276,7 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 	}
 	d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
 	now := ms(s.now())
-	err = s.read(ctx, func(tx *sql.Tx) error {
+	err = s.read(ctx, func(tx *Tx) error {
 		d.Reports, d.Payload, d.Decision, d.Reconcile = nil, nil, nil, nil
 		ix, err := loadIndex(ctx, tx, key)
 		if err != nil {

@@ -62,10 +62,13 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	if err := checkName("agent", opt.Agent); err != nil {
 		return Intent{}, err
 	}
+	if ix, ok := s.fastLookup(ctx, k.String()); ok && ix.SHA256 == p.Digest() {
+		return ix.intent(k, ms(s.now())), nil
+	}
 	var out Intent
 	var conflict *ConflictError
 	var fence *FencedError
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		conflict, fence = nil, nil
 		now := ms(s.now())
 		var err error
@@ -87,7 +90,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 // recordTx stores or replays the intent inside the caller's transaction. A
 // conflict or fence is returned beside a nil error so that the caller
 // commits the logged attempt before reporting it.
-func recordTx(ctx context.Context, tx *sql.Tx, k Key, p Payload, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
+func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
 	key := k.String()
 	digest := p.Digest()
 	out := Intent{Key: k, SHA256: digest}
@@ -121,7 +124,7 @@ func recordTx(ctx context.Context, tx *sql.Tx, k Key, p Payload, opt RecordOptio
 	return out, ce, nil, err
 }
 
-func insertIntent(ctx context.Context, tx *sql.Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) error {
+func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) error {
 	key := k.String()
 	if _, err := tx.ExecContext(ctx, "INSERT INTO intents VALUES (?, ?, 'recorded') ON CONFLICT(action_key) DO NOTHING", key, digest); err != nil {
 		return err
@@ -137,37 +140,31 @@ func insertIntent(ctx context.Context, tx *sql.Tx, k Key, p Payload, digest stri
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, updated_ms = ?
-		WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, now, key); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, updated_ms = ?,
+		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, now, boolInt(opt.Redact), key); err != nil {
 		return err
 	}
 	return appendEvent(ctx, tx, key, "recorded", opt.Agent, map[string]any{
 		"payload_sha256": digest, "redacted": opt.Redact, "kind": p.Kind}, now)
 }
 
-// loadIntent fills the stored facts of an existing key.
-func loadIntent(ctx context.Context, tx *sql.Tx, out *Intent, now int64) error {
-	key := out.Key.String()
-	var redacted sql.NullInt64
-	var kind, agent sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.redacted, p.kind, p.agent FROM intents i
-		LEFT JOIN payloads p ON p.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&out.SHA256, &redacted, &kind, &agent)
+// loadIntent fills the stored facts of an existing key from its index row.
+func loadIntent(ctx context.Context, tx *Tx, out *Intent, now int64) error {
+	ix, err := loadIndex(ctx, tx, out.Key.String())
 	if err != nil {
 		return err
 	}
-	out.Retained = redacted.Valid
-	out.Redacted = redacted.Int64 == 1
-	out.Kind, out.Agent = kind.String, agent.String
-	ix, err := loadIndex(ctx, tx, key)
-	if err != nil {
-		return err
-	}
-	out.State = stateFrom(ix.Stage, ix.Deadline, now)
+	*out = ix.intent(out.Key, now)
 	return nil
 }
 
+func (ix indexRow) intent(k Key, now int64) Intent {
+	return Intent{Key: k, SHA256: ix.SHA256, Replayed: true, Retained: ix.Retained, Redacted: ix.Redacted,
+		Agent: ix.Agent, Kind: ix.Kind, State: stateFrom(ix.Stage, ix.Deadline, now)}
+}
+
 // logConflict appends the attempt to the conflict log and the chain.
-func logConflict(ctx context.Context, tx *sql.Tx, k Key, p Payload, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
+func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
 	key := k.String()
 	var differs []string
 	var ks, ts, bs string

@@ -82,7 +82,7 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 	}
 	var ans ReportAnswer
 	var refused error
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		refused = nil
 		now := ms(s.now())
 		ans = ReportAnswer{Key: key, Outcome: outcome}
@@ -191,7 +191,7 @@ func (s *Store) Reconcile(ctx context.Context, key, result, operator, note strin
 		return Reconciliation{}, err
 	}
 	rec := Reconciliation{Key: key, Result: result, Operator: operator, Note: note, SafeNewKey: result == "not-executed"}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		ix, err := loadIndex(ctx, tx, key)
 		if err != nil {
@@ -243,7 +243,7 @@ func (s *Store) review(ctx context.Context, table, reviews, col, event string, i
 	if err := checkText("note", note); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		var key string
 		var done int

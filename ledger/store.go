@@ -44,6 +44,9 @@ type Store struct {
 	path string
 	w    *sql.DB // one connection, BEGIN IMMEDIATE
 	r    *sql.DB // readers, query_only
+	wc   *stmtCache
+	rc   *stmtCache
+	fast *sql.Stmt // fastLookup
 	now  func() time.Time
 	ro   bool
 }
@@ -114,6 +117,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s.r.SetMaxOpenConns(4)
+	s.rc = newStmtCache(s.r)
 	s.r.SetConnMaxIdleTime(time.Minute)
 	if !opt.ReadOnly {
 		s.w, err = sql.Open("sqlite", dsn(path, opt.BusyTimeout, true))
@@ -122,6 +126,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s.w.SetMaxOpenConns(1)
+		s.wc = newStmtCache(s.w)
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
 			return nil, err
@@ -129,6 +134,10 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	} else if err := s.checkVersion(ctx); err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.fast, err = s.r.PrepareContext(ctx, "SELECT "+indexCols+" FROM action_index WHERE action_key = ?"); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", path, mapDriverError(err))
 	}
 	return s, nil
 }
@@ -157,8 +166,13 @@ func createFile(path string) error {
 func (s *Store) Close() error {
 	var err error
 	if s.w != nil {
+		s.wc.close()
 		err = s.w.Close()
 	}
+	if s.fast != nil {
+		s.fast.Close()
+	}
+	s.rc.close()
 	if e := s.r.Close(); err == nil {
 		err = e
 	}
@@ -218,7 +232,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	for _, m := range ms {
-		err := s.write(ctx, func(tx *sql.Tx) error {
+		err := s.write(ctx, func(tx *Tx) error {
 			var v int
 			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 				return err
@@ -245,28 +259,30 @@ func (s *Store) migrate(ctx context.Context) error {
 // write runs fn in one immediate transaction, retrying the whole
 // transaction while another process holds the lock, until ctx ends. Retrying
 // is safe because every write in this package is idempotent.
-func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 	if s.w == nil {
 		return fmt.Errorf("%w: ledger opened read-only", ErrReadOnly)
 	}
 	return retryBusy(ctx, func() error { return s.writeOnce(ctx, fn) })
 }
 
-func (s *Store) writeOnce(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
+	stx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
+	defer s.wc.fill(ctx)
+	tx := &Tx{tx: stx, cache: s.wc}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		stx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return stx.Commit()
 }
 
 // read runs fn in a short read-only transaction on the reader pool, so that
 // every query in fn sees one snapshot.
-func (s *Store) read(ctx context.Context, fn func(*sql.Tx) error) error {
+func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
 	return retryBusy(ctx, func() error { return s.readOnce(ctx, fn) })
 }
 
@@ -290,13 +306,14 @@ func retryBusy(ctx context.Context, once func() error) error {
 	}
 }
 
-func (s *Store) readOnce(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
+	stx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	return fn(tx)
+	defer s.rc.fill(ctx)
+	defer stx.Rollback()
+	return fn(&Tx{tx: stx, cache: s.rc})
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

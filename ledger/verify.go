@@ -39,7 +39,7 @@ func (r VerifyReport) OK() bool { return len(r.Problems) == 0 && r.Integrity == 
 // SQLite's own integrity check. It reads one snapshot and changes nothing.
 func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
 	var rep VerifyReport
-	err := s.read(ctx, func(tx *sql.Tx) error {
+	err := s.read(ctx, func(tx *Tx) error {
 		rep = VerifyReport{}
 		if err := tx.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&rep.Integrity); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (r *VerifyReport) add(table, row, rule string, args ...any) {
 	r.Problems = append(r.Problems, Problem{table, row, fmt.Sprintf(rule, args...)})
 }
 
-func verifyChain(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
+func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	rows, err := tx.QueryContext(ctx, "SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash FROM events ORDER BY seq")
 	if err != nil {
 		return err
@@ -89,10 +89,12 @@ func verifyChain(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
 	return rows.Err()
 }
 
-func verifyPayloads(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
+func verifyPayloads(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	rows, err := tx.QueryContext(ctx, `SELECT i.action_key, i.payload_sha256, p.payload_sha256, p.canonical, p.kind, p.kind_sha256,
-		(SELECT count(*) FROM events e WHERE e.action_key = i.action_key AND e.type = 'recorded')
-		FROM intents i LEFT JOIN payloads p ON p.action_key = i.action_key ORDER BY i.action_key`)
+		(SELECT count(*) FROM events e WHERE e.action_key = i.action_key AND e.type = 'recorded'),
+		coalesce(x.payload_sha256, '')
+		FROM intents i LEFT JOIN payloads p ON p.action_key = i.action_key
+		LEFT JOIN action_index x ON x.action_key = i.action_key ORDER BY i.action_key`)
 	if err != nil {
 		return err
 	}
@@ -101,11 +103,15 @@ func verifyPayloads(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
 		var key, ih string
 		var ph, canon, kind, kindSHA sql.NullString
 		var recorded int
-		if err := rows.Scan(&key, &ih, &ph, &canon, &kind, &kindSHA, &recorded); err != nil {
+		var xh string
+		if err := rows.Scan(&key, &ih, &ph, &canon, &kind, &kindSHA, &recorded, &xh); err != nil {
 			return err
 		}
 		rep.Intents++
 		row := "action_key=" + fmt.Sprintf("%q", key)
+		if xh != ih {
+			rep.add("action_index", row, "index copy of the hash differs from the intent's hash")
+		}
 		if !ph.Valid {
 			rep.External++
 			continue
@@ -127,7 +133,7 @@ func verifyPayloads(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
 	return rows.Err()
 }
 
-func verifyConflicts(ctx context.Context, tx *sql.Tx, rep *VerifyReport) error {
+func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	rows, err := tx.QueryContext(ctx, "SELECT id, attempted_sha256, attempted FROM conflicts WHERE attempted IS NOT NULL ORDER BY id")
 	if err != nil {
 		return err

@@ -75,7 +75,12 @@ CREATE TABLE action_index (
     agent       TEXT NOT NULL DEFAULT '',
     stage       TEXT NOT NULL DEFAULT 'recorded' CHECK(stage IN ('recorded','pending','approved','denied','rejected','executing','uncertain','succeeded','failed','reconciled')),
     deadline_ms INTEGER NOT NULL DEFAULT 0,
-    updated_ms  INTEGER NOT NULL DEFAULT 0
+    updated_ms  INTEGER NOT NULL DEFAULT 0,
+    -- Copies of the intent's facts, so that a retry is answered by one
+    -- index lookup (verify checks that they agree with the facts).
+    payload_sha256 TEXT NOT NULL,
+    retained    INTEGER NOT NULL DEFAULT 0,
+    redacted    INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX action_index_stage ON action_index(stage, deadline_ms);
 CREATE INDEX action_index_logical ON action_index(logical_key);
@@ -93,10 +98,10 @@ CREATE TRIGGER intents_index AFTER INSERT ON intents
 BEGIN
     SELECT RAISE(ABORT, 'intents is append-only: a key is never replaced')
     WHERE EXISTS (SELECT 1 FROM action_index WHERE action_key = NEW.action_key);
-    INSERT INTO action_index(action_key, logical_key) VALUES (NEW.action_key, NEW.action_key);
+    INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES (NEW.action_key, NEW.action_key, NEW.payload_sha256);
 END;
-INSERT INTO action_index(action_key, logical_key)
-    SELECT action_key, action_key FROM intents WHERE true
+INSERT INTO action_index(action_key, logical_key, payload_sha256)
+    SELECT action_key, action_key, payload_sha256 FROM intents WHERE true
     ON CONFLICT(action_key) DO NOTHING;
 
 CREATE TRIGGER action_index_no_delete BEFORE DELETE ON action_index

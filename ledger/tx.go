@@ -1,0 +1,87 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+)
+
+// Tx is one ledger transaction. Helpers take a *Tx; only public Store
+// methods begin and end one. Its statements are prepared once per pool
+// and reused, because modernc.org/sqlite otherwise compiles every
+// statement on every call, which costs more than the work itself.
+type Tx struct {
+	tx    *sql.Tx
+	cache *stmtCache
+}
+
+type stmtCache struct {
+	db   *sql.DB
+	mu   sync.Mutex
+	m    map[string]*sql.Stmt
+	miss []string
+}
+
+func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db, m: map[string]*sql.Stmt{}} }
+
+// get returns the cached statement for q, or nil when it is not prepared
+// yet. Preparing needs a connection, and the writer pool's only connection
+// is the one the transaction holds, so misses are prepared after it ends.
+func (c *stmtCache) get(q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.m[q]
+	if !ok {
+		c.miss = append(c.miss, q)
+	}
+	return st
+}
+
+// fill prepares the queries that missed, once no transaction holds a
+// connection of the pool.
+func (c *stmtCache) fill(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, q := range c.miss {
+		if _, ok := c.m[q]; ok {
+			continue
+		}
+		if st, err := c.db.PrepareContext(ctx, q); err == nil {
+			c.m[q] = st
+		}
+	}
+	c.miss = nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = map[string]*sql.Stmt{}
+}
+
+// ExecContext runs a cached statement inside the transaction.
+func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if st := t.cache.get(q); st != nil {
+		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return t.tx.ExecContext(ctx, q, args...)
+}
+
+// QueryContext runs a cached query inside the transaction.
+func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if st := t.cache.get(q); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return t.tx.QueryContext(ctx, q, args...)
+}
+
+// QueryRowContext runs a cached single-row query inside the transaction.
+func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if st := t.cache.get(q); st != nil {
+		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return t.tx.QueryRowContext(ctx, q, args...)
+}
