@@ -221,6 +221,9 @@ func (s *Store) checkVersion(ctx context.Context) error {
 	if v > SchemaVersion() {
 		return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, SchemaVersion())
 	}
+	if v < SchemaVersion() {
+		return fmt.Errorf("%w: ledger %s has schema version %d and needs migrating, which needs write access", ErrReadOnly, s.path, v)
+	}
 	return nil
 }
 

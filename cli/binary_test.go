@@ -1,0 +1,368 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+var bin string
+
+// TestMain builds the tollgate binary once; every test drives it as a
+// subprocess, the way agents and scripts do.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tollgate-cli")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "tollgate")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func (r result) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, r.stdout)
+	}
+	return m
+}
+
+// run executes tollgate with the ledger at db and returns what it did.
+func run(t *testing.T, db, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=")
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errb.String()}
+}
+
+func want(t *testing.T, r result, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, code, r.stdout, r.stderr)
+	}
+}
+
+func newDB(t *testing.T) string { return filepath.Join(t.TempDir(), "ledger.db") }
+
+var payloadArgs = []string{"--kind", "system.maintenance", "--target", "db-1", "--body", "vacuum"}
+
+func guardArgs(key string, extra ...string) []string {
+	return append(append([]string{"guard", key, "--json", "--agent", "cron-bot"}, payloadArgs...), extra...)
+}
+
+// TestExitAndRetryAcrossProcesses is the seed's exit-and-retry pattern:
+// each step is a separate process, as a cron-driven agent would run.
+func TestExitAndRetryAcrossProcesses(t *testing.T) {
+	db := newDB(t)
+	key := "maintenance-2026-12-02"
+	r := run(t, db, "", guardArgs(key)...)
+	want(t, r, 75)
+	if m := r.json(t); m["state"] != "pending" || m["replayed"] != false {
+		t.Fatalf("first guard: %v", m)
+	}
+	r = run(t, db, "", guardArgs(key)...)
+	want(t, r, 75)
+	if m := r.json(t); m["replayed"] != true {
+		t.Fatalf("retry not replayed: %v", m)
+	}
+	want(t, run(t, db, "", "approve", key, "--operator", "alice"), 0)
+	r = run(t, db, "", guardArgs(key)...)
+	want(t, r, 0)
+	permit, _ := r.json(t)["permit_id"].(string)
+	if len(permit) != 36 {
+		t.Fatalf("no permit: %s", r.stdout)
+	}
+	want(t, run(t, db, "", guardArgs(key)...), 75) // executing: retry later
+	r = run(t, db, "", "report", key, "--permit", permit, "--outcome", "succeeded", "--ref", "job-77", "--latency", "1.5s", "--json")
+	want(t, r, 0)
+	r = run(t, db, "", guardArgs(key)...)
+	want(t, r, 10)
+	if m := r.json(t); m["state"] != "succeeded" || m["verdict"] != "settled" {
+		t.Fatalf("settled answer: %v", m)
+	}
+	// Exactly one request and one permit were made by all those processes.
+	s, err := ledger.Open(context.Background(), db, ledger.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	d, _ := s.Status(context.Background(), key)
+	var requests, permits int
+	for _, e := range d.Events {
+		switch e.Type {
+		case "approval_requested":
+			requests++
+		case "permit_issued":
+			permits++
+		}
+	}
+	if requests != 1 || permits != 1 || d.Reports[0].Ref != "job-77" || d.Reports[0].Latency != 1500 {
+		t.Fatalf("%d requests, %d permits, reports %+v", requests, permits, d.Reports)
+	}
+}
+
+func TestEveryExitCode(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "policy", "set", "refund*", "--mode", "auto", "--operator", "root"), 0)
+	want(t, run(t, db, "", "policy", "set", "export", "--mode", "deny", "--operator", "root"), 0)
+	want(t, run(t, db, "", "policy", "set", "email", "--mode", "approval", "--ttl", "1s", "--operator", "root"), 0)
+	refund := []string{"--kind", "refund", "--target", "acct-1", "--body", "10 EUR", "--lease", "1s", "--json"}
+
+	// 0: a permit issued now; 6 after its lease runs out with no report.
+	r := run(t, db, "", append([]string{"guard", "refund:a"}, refund...)...)
+	want(t, r, 0)
+	permit := r.json(t)["permit_id"].(string)
+	time.Sleep(1100 * time.Millisecond)
+	want(t, run(t, db, "", append([]string{"guard", "refund:a"}, refund...)...), 6)
+	// A late report is kept as evidence: 6; after reconciliation: 10.
+	want(t, run(t, db, "", "report", "refund:a", "--permit", permit, "--outcome", "succeeded"), 6)
+	want(t, run(t, db, "", "reconcile", "refund:a", "--result", "executed", "--note", "provider shows the refund", "--operator", "alice"), 0)
+	want(t, run(t, db, "", "reconcile", "refund:a", "--result", "executed", "--note", "again", "--operator", "alice"), 4)
+	want(t, run(t, db, "", append([]string{"guard", "refund:a"}, refund...)...), 10)
+	want(t, run(t, db, "", "report", "refund:a", "--permit", permit, "--outcome", "succeeded"), 10)
+
+	// 4: conflict, and a different report after the accepted one.
+	r = run(t, db, "", "guard", "refund:a", "--kind", "refund", "--target", "acct-1", "--body", "99 EUR", "--json")
+	want(t, r, 4)
+	if m := r.json(t); m["stored_sha256"] == "" || m["state"] != "reconciled" || fmt.Sprint(m["differs"]) != "[body]" {
+		t.Fatalf("conflict answer: %v", m)
+	}
+	r = run(t, db, "", append([]string{"guard", "refund:b"}, refund...)...)
+	permitB := r.json(t)["permit_id"].(string)
+	want(t, run(t, db, "", "report", "refund:b", "--permit", permitB, "--outcome", "failed"), 0)
+	want(t, run(t, db, "", "report", "refund:b", "--permit", permitB, "--outcome", "failed"), 0)
+	want(t, run(t, db, "", "report", "refund:b", "--permit", permitB, "--outcome", "succeeded"), 4)
+	want(t, run(t, db, "", "report", "refund:b", "--permit", "00000000-0000-4000-8000-000000000000", "--outcome", "failed"), 4)
+	r = run(t, db, "", append([]string{"guard", "refund:b"}, refund...)...)
+	want(t, r, 10)
+	if m := r.json(t); m["safe_new_key"] != true {
+		t.Fatalf("failed key must say safe_new_key: %v", m)
+	}
+
+	// 5: policy deny, rejection, expiry, fencing; 4: a second decision.
+	want(t, run(t, db, "", "guard", "export:1", "--kind", "export", "--target", "t", "--body", "b"), 5)
+	want(t, run(t, db, "", "guard", "email:1", "--kind", "email", "--target", "t", "--body", "b", "--agent", "bot"), 75)
+	want(t, run(t, db, "", "approve", "email:1", "--operator", "bot"), 5) // self-approval
+	want(t, run(t, db, "", "reject", "email:1", "--operator", "alice", "--reason", "wrong list"), 0)
+	want(t, run(t, db, "", "approve", "email:1", "--operator", "alice"), 4)
+	r = run(t, db, "", "guard", "email:1", "--kind", "email", "--target", "t", "--body", "b", "--json")
+	want(t, r, 5)
+	if m := r.json(t); m["safe_new_key"] != true || m["state"] != "rejected" {
+		t.Fatalf("rejected answer: %v", m)
+	}
+	want(t, run(t, db, "", "guard", "email:2", "--kind", "email", "--target", "t", "--body", "b"), 75)
+	time.Sleep(1100 * time.Millisecond)
+	want(t, run(t, db, "", "guard", "email:2", "--kind", "email", "--target", "t", "--body", "b"), 5)
+	want(t, run(t, db, "", "approve", "email:2", "--operator", "alice"), 5)
+	r = run(t, db, "", "epoch", "activate", "--json", "--operator", "root")
+	want(t, r, 0)
+	epoch := r.json(t)["epoch"].(string)
+	r = run(t, db, "", "guard", "refund:c", "--kind", "refund", "--target", "t", "--body", "b", "--json")
+	want(t, r, 5)
+	if m := r.json(t); m["state"] != "fenced" || m["active_epoch"] != epoch {
+		t.Fatalf("fenced answer: %v", m)
+	}
+	want(t, run(t, db, "", "guard", "hsr1:"+epoch+":refund:c", "--kind", "refund", "--target", "t", "--body", "b"), 0)
+
+	// 1, 2, 3.
+	want(t, run(t, db, "", "status", "never:seen"), 1)
+	want(t, run(t, db, "", "guard"), 2)
+	want(t, run(t, db, "", "guard", "k", "--no-such-flag"), 2)
+	want(t, run(t, db, "", "frobnicate"), 2)
+	want(t, run(t, db, "", "guard", "Bad Key", "--kind", "a", "--target", "b", "--body", "c"), 3)
+	want(t, run(t, db, "", "verify"), 0)
+}
+
+func TestInputRefusedBeforeTheLedger(t *testing.T) {
+	db := newDB(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, []byte(strings.Repeat("é", ledger.MaxFieldRunes+1)), 0o600)
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("ok\xffnot utf-8"), 0o600)
+	ok := filepath.Join(dir, "ok")
+	os.WriteFile(ok, []byte(strings.Repeat("😀", ledger.MaxFieldRunes)), 0o600)
+	tests := []struct {
+		args []string
+		rule string
+	}{
+		{[]string{"guard", "k", "--kind", "a", "--target", "t", "--body-file", big}, "at most 4000 code points"},
+		{[]string{"guard", "k", "--kind", "a", "--target", "t", "--body-file", bad}, "valid UTF-8"},
+		{[]string{"guard", "k", "--kind", "a", "--body", "b"}, `"target" is required`},
+		{[]string{"record", "k", "--kind", "a", "--target", "t"}, `"body" is required`},
+		{[]string{"record", "k", "--payload-json", "-"}, "lone surrogates"},
+		{[]string{"record", "k/../x", "--kind", "a", "--target", "t", "--body", "b"}, "[a-z0-9-]"},
+	}
+	for _, tc := range tests {
+		r := run(t, db, `{"kind":"a","target":"t","body":"\ud800"}`, tc.args...)
+		want(t, r, 3)
+		if !strings.Contains(r.stderr, tc.rule) {
+			t.Errorf("%v: stderr %q does not name %q", tc.args, r.stderr, tc.rule)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("refused input touched the ledger: %v", err)
+	}
+	// The largest valid body, from a file and from stdin, is accepted.
+	want(t, run(t, db, "", "record", "k1", "--kind", "a", "--target", "t", "--body-file", ok), 0)
+	r := run(t, db, strings.Repeat("😀", ledger.MaxFieldRunes), "record", "k2", "--kind", "a", "--target", "t", "--body-file", "-", "--json")
+	want(t, r, 0)
+	if r.json(t)["created"] != true {
+		t.Fatalf("stdin body: %s", r.stdout)
+	}
+	want(t, run(t, db, `{"kind":"a","target":"t","body":"b"}`, "record", "k3", "--payload-json", "-"), 0)
+}
+
+func TestErrorsNeverShowTheBody(t *testing.T) {
+	db := newDB(t)
+	secret := "sk_live_SECRET-9f8e7d"
+	want(t, run(t, db, "", "guard", "email:x", "--kind", "email", "--target", "t", "--body", "token "+secret), 75)
+	for _, args := range [][]string{
+		{"guard", "email:x", "--kind", "email", "--target", "t", "--body", "token " + secret + "2"},
+		{"record", "email:x", "--kind", "email", "--target", "t", "--body", secret + "3", "--json"},
+		{"guard", "Bad", "--kind", "email", "--target", "t", "--body", secret},
+		{"report", "email:x", "--permit", "p", "--outcome", "succeeded"},
+	} {
+		r := run(t, db, "", args...)
+		if r.code == 0 || strings.Contains(r.stderr, "SECRET") || strings.Contains(r.stdout, "SECRET") {
+			t.Fatalf("%v: exit %d, output shows the body:\n%s\n%s", args[0], r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "email:x") && args[1] != "Bad" {
+			t.Fatalf("%v: error does not name the key: %s", args[0], r.stderr)
+		}
+	}
+}
+
+func TestGuardWaitPolls(t *testing.T) {
+	db := newDB(t)
+	key := "publish:post-1"
+	want(t, run(t, db, "", guardArgs(key)...), 75)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		run(t, db, "", "approve", key, "--operator", "alice")
+	}()
+	start := time.Now()
+	r := run(t, db, "", guardArgs(key, "--wait", "20s")...)
+	want(t, r, 0)
+	if time.Since(start) > 15*time.Second {
+		t.Fatalf("wait returned late")
+	}
+	// With nobody deciding, --wait gives up with 75 after about D.
+	want(t, run(t, db, "", guardArgs("publish:post-2")...), 75)
+	r = run(t, db, "", guardArgs("publish:post-2", "--wait", "600ms")...)
+	want(t, r, 75)
+}
+
+func TestBackupOfLiveLedger(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "policy", "set", "*", "--mode", "auto", "--operator", "root"), 0)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				run(t, db, "", "guard", fmt.Sprintf("w%d:k%d", w, i), "--kind", "a", "--target", "t", "--body", "b")
+			}
+		}(w)
+	}
+	time.Sleep(500 * time.Millisecond)
+	copy := filepath.Join(t.TempDir(), "copy.db")
+	r := run(t, db, "", "backup", copy)
+	close(stop)
+	wg.Wait()
+	want(t, r, 0)
+	r = run(t, copy, "", "verify", "--json")
+	want(t, r, 0)
+	if m := r.json(t); m["ok"] != true || m["events"].(float64) < 2 {
+		t.Fatalf("verify of the copy: %v", m)
+	}
+	want(t, run(t, db, "", "backup", copy), 3) // never overwrites
+}
+
+func TestExportEvidence(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "policy", "set", "*", "--mode", "auto", "--operator", "root"), 0)
+	r := run(t, db, "", "guard", "refund:1", "--kind", "refund", "--target", "t", "--body", "secret-body", "--redact", "--json")
+	permit := r.json(t)["permit_id"].(string)
+	want(t, run(t, db, "", "report", "refund:1", "--permit", permit, "--outcome", "succeeded", "--ref", "re_123", "--latency", "250ms"), 0)
+	want(t, run(t, db, "", "record", "note:1", "--kind", "note", "--target", "t", "--body", "b"), 0)
+	r = run(t, db, "", "export")
+	want(t, r, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 || strings.Contains(r.stdout, "secret-body") {
+		t.Fatalf("export:\n%s", r.stdout)
+	}
+	var e map[string]any
+	json.Unmarshal([]byte(lines[0]), &e)
+	if e["key"] != "refund:1" || e["state"] != "succeeded" || e["redaction"] != "redacted" || e["chain_verified"] != true ||
+		e["latency_ms"] != 250.0 || e["permit_id"] != permit || len(e["reports"].([]any)) != 1 || e["last_event_hash"] == "" {
+		t.Fatalf("evidence: %v", e)
+	}
+}
+
+func TestHelpForEveryCommand(t *testing.T) {
+	db := newDB(t)
+	for _, c := range [][]string{{"--help"}, {"console", "--help"}, {"demo", "--help"}, {"record", "--help"}, {"guard", "--help"},
+		{"report", "--help"}, {"status", "--help"}, {"list", "--help"}, {"approve", "--help"}, {"reject", "--help"},
+		{"reconcile", "--help"}, {"policy", "set", "--help"}, {"policy", "list", "--help"}, {"epoch", "activate", "--help"},
+		{"epoch", "show", "--help"}, {"verify", "--help"}, {"export", "--help"}, {"backup", "--help"}} {
+		r := run(t, db, "", c...)
+		want(t, r, 0)
+		if !strings.Contains(r.stdout, "Usage: tollgate") {
+			t.Fatalf("%v: %s", c, r.stdout)
+		}
+	}
+}
+
+func TestDBFlagAndEnv(t *testing.T) {
+	envDB, flagDB := newDB(t), newDB(t)
+	want(t, run(t, envDB, "", "record", "k", "--kind", "a", "--target", "b", "--body", "c"), 0)
+	want(t, run(t, envDB, "", "--db", flagDB, "record", "k2", "--kind", "a", "--target", "b", "--body", "c"), 0)
+	want(t, run(t, envDB, "", "status", "k2", "--db", flagDB), 0)
+	want(t, run(t, envDB, "", "status", "k2"), 1)
+	r := run(t, envDB, "", "list", "--json", "--prefix", "k")
+	var rows []map[string]any
+	if json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 1 || rows[0]["key"] != "k" {
+		t.Fatalf("list: %s", r.stdout)
+	}
+}

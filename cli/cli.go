@@ -1,0 +1,400 @@
+// Package cli is tollgate's command line: it parses arguments, reads
+// payloads, calls the ledger and turns answers into JSON, text and the exit
+// codes scripts rely on. It is separate from main so that tests can run
+// commands in-process as well as through the built binary.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
+)
+
+// Exit codes (SPEC 5). Scripts depend on these numbers.
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitUsage     = 2
+	ExitInvalid   = 3
+	ExitConflict  = 4
+	ExitDenied    = 5
+	ExitUncertain = 6
+	ExitSettled   = 10
+	ExitRetry     = 75
+)
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Console runs the operator console; main wires it to the ui package so
+	// that this package does not depend on the terminal.
+	Console func(ctx context.Context, opt ConsoleOptions) error
+	// Demo runs the demo; wired by main like Console.
+	Demo func(ctx context.Context, opt DemoOptions) error
+}
+
+// ConsoleOptions are the console's command-line settings.
+type ConsoleOptions struct {
+	DB       string
+	Operator string
+	ReadOnly bool
+}
+
+// DemoOptions are the demo's command-line settings.
+type DemoOptions struct {
+	DB       string
+	Operator string
+	// Agents runs the simulated agents for this long; zero means until
+	// the console quits.
+	Headless time.Duration
+}
+
+// usageError is a command-line mistake: exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+type command struct {
+	name    string
+	args    string
+	summary string
+	run     func(ctx context.Context, c *cmdCtx) (int, error)
+	flags   func(fs *flag.FlagSet, c *cmdCtx)
+}
+
+// cmdCtx carries one invocation's parsed state.
+type cmdCtx struct {
+	env    Env
+	fs     *flag.FlagSet
+	db     string
+	json   bool
+	pos    []string
+	opts   map[string]*string
+	bools  map[string]*bool
+	durs   map[string]*time.Duration
+	ints   map[string]*int
+	stdout io.Writer
+}
+
+func (c *cmdCtx) str(name string) string { return *c.opts[name] }
+
+func (c *cmdCtx) s(fs *flag.FlagSet, name, usage string) {
+	c.opts[name] = fs.String(name, "", usage)
+}
+
+func (c *cmdCtx) b(fs *flag.FlagSet, name, usage string) {
+	c.bools[name] = fs.Bool(name, false, usage)
+}
+
+func (c *cmdCtx) d(fs *flag.FlagSet, name string, def time.Duration, usage string) {
+	c.durs[name] = fs.Duration(name, def, usage)
+}
+
+// Main runs one tollgate invocation and returns its exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	global := flag.NewFlagSet("tollgate", flag.ContinueOnError)
+	global.SetOutput(io.Discard)
+	db := global.String("db", "", "ledger file (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
+	help := global.Bool("help", false, "show help")
+	global.BoolVar(help, "h", false, "show help")
+	if err := global.Parse(args); err != nil {
+		fmt.Fprintf(env.Stderr, "tollgate: %v\n", err)
+		topUsage(env.Stderr)
+		return ExitUsage
+	}
+	rest := global.Args()
+	if *help {
+		topUsage(env.Stdout)
+		return ExitOK
+	}
+	name := "console"
+	if len(rest) > 0 {
+		name, rest = rest[0], rest[1:]
+	}
+	if name == "help" {
+		topUsage(env.Stdout)
+		return ExitOK
+	}
+	if name == "policy" || name == "epoch" {
+		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+			if len(rest) > 0 && (rest[0] == "--help" || rest[0] == "-h") {
+				topUsage(env.Stdout)
+				return ExitOK
+			}
+			fmt.Fprintf(env.Stderr, "tollgate %s: a subcommand is required (see tollgate --help)\n", name)
+			return ExitUsage
+		}
+		name, rest = name+" "+rest[0], rest[1:]
+	}
+	cmd, ok := commands()[name]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "tollgate: unknown command %q (see tollgate --help)\n", safetext.Escape(name))
+		return ExitUsage
+	}
+	c := &cmdCtx{env: env, opts: map[string]*string{}, bools: map[string]*bool{}, durs: map[string]*time.Duration{}, ints: map[string]*int{}, stdout: env.Stdout}
+	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cdb := fs.String("db", "", "ledger file")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object")
+	if cmd.flags != nil {
+		cmd.flags(fs, c)
+	}
+	c.fs = fs
+	pos, err := parseInterspersed(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		cmdUsage(env.Stdout, cmd, fs)
+		return ExitOK
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "tollgate %s: %v\n", name, err)
+		cmdUsage(env.Stderr, cmd, fs)
+		return ExitUsage
+	}
+	c.pos = pos
+	c.db = *db
+	if *cdb != "" {
+		c.db = *cdb
+	}
+	code, err := cmd.run(ctx, c)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "tollgate %s: %v\n", name, err)
+			return ExitUsage
+		}
+		code = exitFor(err)
+		fmt.Fprintf(env.Stderr, "tollgate %s: %s\n", name, safetext.Escape(err.Error()))
+		if c.json && !isAgentAnswer(err) {
+			writeJSON(env.Stdout, map[string]any{"error": err.Error(), "exit_code": code})
+		}
+	}
+	return code
+}
+
+// isAgentAnswer reports errors whose JSON answer the command printed itself.
+func isAgentAnswer(err error) bool {
+	var ce *ledger.ConflictError
+	var fe *ledger.FencedError
+	return errors.As(err, &ce) || errors.As(err, &fe)
+}
+
+// parseInterspersed accepts flags before and after positional arguments,
+// as in `tollgate guard KEY --kind refund`.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// exitFor maps an error to its exit code by type, never by message.
+func exitFor(err error) int {
+	var ce *ledger.ConflictError
+	var fe *ledger.FencedError
+	switch {
+	case errors.As(err, &ce):
+		return ExitConflict
+	case errors.As(err, &fe):
+		return ExitDenied
+	case errors.Is(err, ledger.ErrInvalidInput):
+		return ExitInvalid
+	case errors.Is(err, approvals.ErrAlreadyDecided), errors.Is(err, ledger.ErrReportDiffers),
+		errors.Is(err, ledger.ErrWrongPermit), errors.Is(err, ledger.ErrNotUncertain),
+		errors.Is(err, ledger.ErrAlreadyReviewed):
+		return ExitConflict
+	case errors.Is(err, approvals.ErrExpired), errors.Is(err, approvals.ErrSelfApproval):
+		return ExitDenied
+	case errors.Is(err, approvals.ErrReasonRequired):
+		return ExitInvalid
+	}
+	return ExitError
+}
+
+func writeJSON(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	w.Write(append(b, '\n'))
+}
+
+// open opens the ledger chosen by --db, TOLLGATE_DB or the default path.
+func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error) {
+	path := c.db
+	if path == "" {
+		path = c.env.Getenv("TOLLGATE_DB")
+	}
+	if path == "" {
+		var err error
+		if path, err = ledger.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	if !readOnly {
+		return ledger.Open(ctx, path, ledger.Options{})
+	}
+	// A reading command must not create a ledger, but should migrate an
+	// older one (a fixture-made file) when it can write; on a read-only
+	// file it reads as it is.
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no ledger at %s: %w", safetext.Escape(path), err)
+	}
+	s, err := ledger.Open(ctx, path, ledger.Options{})
+	if errors.Is(err, ledger.ErrReadOnly) {
+		return ledger.Open(ctx, path, ledger.Options{ReadOnly: true})
+	}
+	return s, err
+}
+
+// operator resolves --operator, TOLLGATE_OPERATOR, then the login name.
+func (c *cmdCtx) operator() string {
+	if op := c.str("operator"); op != "" {
+		return op
+	}
+	if op := c.env.Getenv("TOLLGATE_OPERATOR"); op != "" {
+		return op
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return c.env.Getenv("USER")
+}
+
+// key returns the one positional key argument.
+func (c *cmdCtx) key() (string, error) {
+	if len(c.pos) != 1 {
+		return "", usagef("expected exactly one KEY argument, got %d", len(c.pos))
+	}
+	if _, err := ledger.ParseKey(c.pos[0]); err != nil {
+		return "", err
+	}
+	return c.pos[0], nil
+}
+
+// maxBodyBytes is the most a 4000-code-point body can take in UTF-8; one
+// byte more proves the bound is broken without reading the rest.
+const maxBodyBytes = 4 * ledger.MaxFieldRunes
+
+// payload builds the payload from --kind, --target and --body, --body-file
+// or --payload-json, checking every rule before the ledger is opened.
+func (c *cmdCtx) payload() (ledger.Payload, error) {
+	if pj := c.str("payload-json"); pj != "" {
+		if c.str("kind") != "" || c.str("target") != "" || c.str("body") != "" || c.str("body-file") != "" {
+			return ledger.Payload{}, usagef("--payload-json replaces --kind, --target, --body and --body-file")
+		}
+		data, err := c.readInput(pj, 3*maxBodyBytes*6+64)
+		if err != nil {
+			return ledger.Payload{}, err
+		}
+		return ledger.DecodePayload(data)
+	}
+	p := ledger.Payload{Kind: c.str("kind"), Target: c.str("target"), Body: c.str("body")}
+	bodySet := false
+	c.fs.Visit(func(f *flag.Flag) { bodySet = bodySet || f.Name == "body" })
+	for _, f := range []struct{ name, v string }{{"kind", p.Kind}, {"target", p.Target}} {
+		set := false
+		c.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == f.name })
+		if !set {
+			return p, fmt.Errorf("%w: the payload field %q is required (--%s)", ledger.ErrInvalidInput, f.name, f.name)
+		}
+	}
+	bf := c.str("body-file")
+	switch {
+	case bodySet && bf != "":
+		return p, usagef("give the body with --body or --body-file, not both")
+	case bf != "":
+		data, err := c.readInput(bf, maxBodyBytes)
+		if err != nil {
+			return p, err
+		}
+		p.Body = string(data)
+	case !bodySet:
+		return p, fmt.Errorf("%w: the payload field \"body\" is required (--body, --body-file F or --body-file -)", ledger.ErrInvalidInput)
+	}
+	return p, p.Validate()
+}
+
+// readInput reads a file or stdin ("-"), refusing more than limit bytes.
+func (c *cmdCtx) readInput(name string, limit int) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		r = c.env.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > limit {
+		return nil, &ledger.PayloadError{Field: "body", Rule: fmt.Sprintf("must be at most %d code points (the input is longer than %d bytes)", ledger.MaxFieldRunes, limit)}
+	}
+	return data, nil
+}
+
+func payloadFlags(fs *flag.FlagSet, c *cmdCtx) {
+	c.s(fs, "kind", "payload kind (the action name policy matches)")
+	c.s(fs, "target", "payload target")
+	c.s(fs, "body", "payload body")
+	c.s(fs, "body-file", "read the body from a file, or - for stdin")
+	c.s(fs, "payload-json", "read the whole payload as JSON {kind,target,body} from a file, or - for stdin")
+	c.s(fs, "agent", "the calling agent's name")
+	c.b(fs, "redact", "retain only the payload's hashes, not its text")
+}
+
+func topUsage(w io.Writer) {
+	fmt.Fprint(w, `tollgate keeps agents' consequential actions idempotent and human-approved.
+
+Usage: tollgate [--db PATH] COMMAND [ARGS] [--json]
+
+Commands:
+`)
+	cs := commands()
+	for _, n := range commandOrder {
+		fmt.Fprintf(w, "  %-16s %s\n", n, cs[n].summary)
+	}
+	fmt.Fprint(w, `
+Exit codes: 0 ok (guard: execute now, then report), 1 error, 2 usage,
+3 invalid input, 4 conflict or already decided/reported differently,
+5 denied (rejected, expired, policy deny, fenced), 6 uncertain (reconcile,
+do not re-execute), 10 settled, 75 pending or executing (retry later).
+
+Run 'tollgate COMMAND --help' for a command's flags.
+`)
+}
+
+func cmdUsage(w io.Writer, cmd command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: tollgate %s %s\n\n%s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}

@@ -1,0 +1,103 @@
+// Package safetext makes untrusted text safe to put on a terminal. Payload
+// fields, keys, agent names and notes come from agents and operators; any
+// of them may carry escape sequences that clear a screen, set a window
+// title or reorder text. It is its own package because both the console and
+// the command line print such text, and both must do it the same way.
+package safetext
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Escape returns s with every character that could act on a terminal or
+// hide text made visible as a backslash escape, and nothing dropped: C0
+// controls (CR, BS and ESC included, which also disarms CSI, OSC and DCS
+// sequences), DEL, C1 controls, format characters (zero-width, bidi
+// overrides and isolates), line and paragraph separators, and invalid
+// UTF-8 bytes. A literal backslash is doubled so that an escape in the
+// output always means the character, never text that looked like one.
+func Escape(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	write(&b, s, false)
+	return b.String()
+}
+
+// EscapeMultiline is Escape for long text shown in a pane: a newline is
+// shown as \n and also breaks the line, so a body keeps its shape.
+func EscapeMultiline(s string) string {
+	if isPlain(s) && !strings.Contains(s, "\n") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	write(&b, s, true)
+	return b.String()
+}
+
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+func write(b *strings.Builder, s string, multiline bool) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 {
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[s[i]>>4])
+			b.WriteByte(hexDigits[s[i]&0xf])
+			i++
+			continue
+		}
+		i += n
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+			if multiline {
+				b.WriteByte('\n')
+			}
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hexDigits[r>>4])
+			b.WriteByte(hexDigits[r&0xf])
+		case r >= 0x80 && r <= 0x9f, unicode.Is(unicode.Cf, r), r == 0x2028, r == 0x2029:
+			writeU(b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+}
+
+func writeU(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		b.WriteString(`\U`)
+		for sh := 28; sh >= 0; sh -= 4 {
+			b.WriteByte(hexDigits[r>>uint(sh)&0xf])
+		}
+		return
+	}
+	b.WriteString(`\u`)
+	for sh := 12; sh >= 0; sh -= 4 {
+		b.WriteByte(hexDigits[r>>uint(sh)&0xf])
+	}
+}

@@ -1,0 +1,96 @@
+package safetext
+
+import (
+	"strconv"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text / < > &", "plain text / < > &"},
+		{"approve=NO\rapprove=YES", `approve=NO\rapprove=YES`},
+		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},                           // CSI clear screen
+		{"\x1b]0;owned\x07", `\x1b]0;owned\x07`},                     // OSC window title
+		{"\x1b]8;;http://x\x1b\\link", `\x1b]8;;http://x\x1b\\link`}, // OSC 8 with ST
+		{"\x1b]0;unterminated", `\x1b]0;unterminated`},
+		{"\x1bP1$r\x1b\\", `\x1bP1$r\x1b\\`},   // DCS
+		{"\u009b31m", `\u009b31m`},             // C1 CSI
+		{"\u009d0;t\u009c", `\u009d0;t\u009c`}, // C1 OSC and ST
+		{"ab\bc\x7f", `ab\bc\x7f`},
+		{"pay\u202eusd.exe", `pay\u202eusd.exe`}, // bidi override
+		{"a\u2066b\u2069", `a\u2066b\u2069`},     // isolates
+		{"zero\u200bwidth\ufeff", `zero\u200bwidth\ufeff`},
+		{"tab\tnl\n", `tab\tnl\n`},
+		{`back\slash`, `back\\slash`},
+		{"bad\xffbyte", `bad\xffbyte`},
+		{"émoji 😀 中文", "émoji 😀 中文"},
+		{"\u2028", `\u2028`},
+		{"\U000e0001tag", `\U000e0001tag`}, // language tag, a format character
+	}
+	for _, tc := range tests {
+		if got := Escape(tc.in); got != tc.want {
+			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := EscapeMultiline("a\nb\rc"); got != "a\\n\nb\\rc" {
+		t.Errorf("multiline = %q", got)
+	}
+}
+
+func FuzzEscape(f *testing.F) {
+	f.Add("\x1b]0;x\x07\r\u202e\u0085")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Escape(s)
+		for _, r := range out {
+			if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 {
+				t.Fatalf("Escape(%q) let %U through", s, r)
+			}
+		}
+		if !utf8.ValidString(out) {
+			t.Fatalf("invalid UTF-8 out of %q", s)
+		}
+		// Nothing is dropped: the escapes decode back to the input.
+		if back := unescape(out); back != s {
+			t.Fatalf("round trip %q -> %q -> %q", s, out, back)
+		}
+	})
+}
+
+// unescape reverses Escape, to prove that it loses nothing.
+func unescape(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b = append(b, s[i])
+			continue
+		}
+		i++
+		switch s[i] {
+		case '\\':
+			b = append(b, '\\')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'b':
+			b = append(b, '\b')
+		case 'x':
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			b = append(b, byte(v))
+			i += 2
+		case 'u':
+			v, _ := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			b = utf8.AppendRune(b, rune(v))
+			i += 4
+		case 'U':
+			v, _ := strconv.ParseUint(s[i+1:i+9], 16, 32)
+			b = utf8.AppendRune(b, rune(v))
+			i += 8
+		}
+	}
+	return string(b)
+}
