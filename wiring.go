@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"github.com/tollgate-dev/tollgate/cli"
+	"github.com/tollgate-dev/tollgate/demo"
+	"github.com/tollgate-dev/tollgate/ui"
 )
 
 func runConsole(ctx context.Context, opt cli.ConsoleOptions) error {
-	return errors.New("console not built yet")
+	return ui.Run(ctx, opt.DB, opt.Operator, opt.ReadOnly)
 }
 
 func runDemo(ctx context.Context, opt cli.DemoOptions) error {
-	return errors.New("demo not built yet")
+	return demo.Run(ctx, demo.Options{DB: opt.DB, Operator: opt.Operator, Headless: opt.Headless, Console: ui.RunStore})
 }

@@ -104,4 +104,3 @@ func (s *Store) Backup(ctx context.Context, dest string) error {
 		return err
 	})
 }
-

@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+// viewID names one tab of the console.
+type viewID int
+
+// The console's views, in tab order.
+const (
+	viewPending viewID = iota
+	viewConflicts
+	viewUncertain
+	viewFenced
+	viewAll
+	viewCount
+)
+
+var viewTitles = [viewCount]string{"Pending approvals", "Conflicts", "Uncertain outcomes", "Fenced calls", "All actions"}
+
+// item is one row of any view, flattened so that one list component can
+// show actions, conflicts and fenced calls alike.
+type item struct {
+	ID       int64
+	Key      string
+	Logical  string // shown in lists; the epoch is in the detail pane
+	State    string
+	Kind     string
+	Agent    string
+	Note     string // the view's own column: deadline, differing fields, reason
+	Conflict *ledger.ConflictRow
+	Fenced   *ledger.FencedRow
+}
+
+// pageSize is how many rows one page query loads; lists page through the
+// database and never load every row.
+const pageSize = 200
+
+// Messages. Each carries the view and key it belongs to, so that a late
+// answer for a view or key no longer shown is recognised and dropped.
+type (
+	tickMsg    struct{}
+	checkedMsg struct {
+		changed bool
+		err     error
+	}
+	snapshotMsg struct {
+		view   viewID
+		filter string
+		items  []item
+		more   bool
+		counts ledger.Counts
+		epoch  string
+		err    error
+	}
+	pageMsg struct {
+		view   viewID
+		filter string
+		items  []item
+		more   bool
+		err    error
+	}
+	detailMsg struct {
+		view    viewID
+		key     string
+		id      int64
+		detail  ledger.Detail
+		missing bool // a fenced key that was never admitted
+		err     error
+	}
+	actionMsg struct {
+		action string
+		keys   []string
+		errs   []error
+	}
+)
+
+// loadPage queries one page of a view. It captures only plain values.
+func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, before int64, limit int) ([]item, bool, error) {
+	var out []item
+	switch v {
+	case viewConflicts:
+		rows, err := s.Conflicts(ctx, false, filter, before, limit+1)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range rows {
+			c := rows[i]
+			out = append(out, item{ID: c.ID, Key: c.Key, Logical: logical(c.Key), State: "conflict", Agent: c.Agent, Note: "differs: " + c.Differs, Conflict: &c})
+		}
+	case viewFenced:
+		rows, err := s.Fenced(ctx, false, filter, before, limit+1)
+		if err != nil {
+			return nil, false, err
+		}
+		for i := range rows {
+			f := rows[i]
+			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: "fenced", Agent: f.Agent, Note: f.Reason, Fenced: &f})
+		}
+	default:
+		f := ledger.Filter{Text: filter, BeforeID: before, Limit: limit + 1}
+		switch v {
+		case viewPending:
+			f.State = ledger.StatePending
+		case viewUncertain:
+			f.State = ledger.StateUncertain
+		}
+		rows, err := s.List(ctx, f)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, r := range rows {
+			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: string(r.State), Kind: r.Kind, Agent: r.Agent}
+			if r.State == ledger.StatePending {
+				it.Note = "until " + r.Deadline.Format("15:04")
+			}
+			out = append(out, it)
+		}
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	return out, more, nil
+}
+
+// snapshotCmd reloads the counts, the epoch and the visible page of the
+// active view in one go.
+func snapshotCmd(s *ledger.Store, v viewID, filter string, limit int) func() snapshotMsg {
+	return func() snapshotMsg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		msg := snapshotMsg{view: v, filter: filter}
+		if msg.counts, msg.err = s.Counts(ctx); msg.err != nil {
+			return msg
+		}
+		e, err := s.Epoch(ctx)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.epoch = e.Epoch
+		msg.items, msg.more, msg.err = loadPage(ctx, s, v, filter, 0, limit)
+		return msg
+	}
+}
+
+// logical returns the logical part of an authority key.
+func logical(key string) string {
+	if k, err := ledger.ParseKey(key); err == nil {
+		return k.Logical
+	}
+	return key
+}

@@ -1,0 +1,261 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
+)
+
+// detailView is the pane that shows everything about the selected row:
+// keys, digest, policy, deadlines, permit, reports, the event timeline and
+// the payload, wrapped and scrollable.
+type detailView struct {
+	styles  *Styles
+	keys    *KeyMap
+	vp      viewport.Model
+	focused bool
+	key     string
+	id      int64
+	width   int
+	height  int
+	item    item
+	detail  *ledger.Detail
+	err     error
+}
+
+func newDetailView(st *Styles, km *KeyMap) *detailView {
+	return &detailView{styles: st, keys: km, vp: viewport.New(0, 0)}
+}
+
+// Init implements tea.Model.
+func (d *detailView) Init() tea.Cmd { return nil }
+
+// SetSize sets the pane's outer size, border included.
+func (d *detailView) SetSize(w, h int) {
+	d.width, d.height = w, h
+	d.vp.Width, d.vp.Height = max(w-4, 10), max(h-2, 1)
+	d.render()
+}
+
+// ShortHelp implements help.KeyMap.
+func (d *detailView) ShortHelp() []key.Binding {
+	return []key.Binding{d.keys.Up, d.keys.Down, d.keys.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (d *detailView) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp()} }
+
+// show points the pane at a row; the content arrives with a detailMsg.
+func (d *detailView) show(it item, ok bool) {
+	if !ok {
+		d.key, d.id, d.detail, d.err = "", 0, nil, nil
+		d.render()
+		return
+	}
+	if it.Key != d.key || it.ID != d.id {
+		d.vp.GotoTop()
+		d.detail = nil
+	}
+	d.key, d.id, d.item = it.Key, it.ID, it
+}
+
+// setDetail stores a loaded detail when it still matches the selection.
+func (d *detailView) setDetail(msg detailMsg) {
+	if msg.key != d.key || msg.id != d.id {
+		return
+	}
+	d.err, d.detail = msg.err, nil
+	if msg.err == nil && !msg.missing {
+		dt := msg.detail
+		d.detail = &dt
+	}
+	d.render()
+}
+
+// Update scrolls the pane when it has the focus.
+func (d *detailView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || !d.focused {
+		return d, nil
+	}
+	switch {
+	case key.Matches(km, d.keys.Up):
+		d.vp.ScrollUp(1)
+	case key.Matches(km, d.keys.Down):
+		d.vp.ScrollDown(1)
+	case key.Matches(km, d.keys.PageUp):
+		d.vp.HalfPageUp()
+	case key.Matches(km, d.keys.PageDown):
+		d.vp.HalfPageDown()
+	case key.Matches(km, d.keys.Top):
+		d.vp.GotoTop()
+	case key.Matches(km, d.keys.Bottom):
+		d.vp.GotoBottom()
+	}
+	return d, nil
+}
+
+// View renders the pane with its border.
+func (d *detailView) View() string {
+	style := d.styles.Pane
+	if d.focused {
+		style = d.styles.FocusedPane
+	}
+	return style.Width(max(d.width-2, 10)).Height(max(d.height-2, 1)).Render(d.vp.View())
+}
+
+func (d *detailView) render() {
+	d.vp.SetContent(d.content())
+}
+
+// field renders one "label value" line; value must already be escaped.
+func (d *detailView) field(b *strings.Builder, label, value string) {
+	b.WriteString(d.styles.Label.Render(fmt.Sprintf("%-10s", label)) + " " + value + "\n")
+}
+
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func (d *detailView) content() string {
+	st := d.styles
+	w := d.vp.Width
+	var b strings.Builder
+	switch {
+	case d.key == "":
+		return st.Empty.Render("Nothing selected.")
+	case d.err != nil:
+		return st.StatusError.Render("could not load " + safetext.Escape(d.key) + ": " + safetext.Escape(d.err.Error()))
+	}
+	if f := d.item.Fenced; f != nil {
+		d.field(&b, "fenced", safetext.Escape(f.Key))
+		d.field(&b, "key epoch", orDash(f.KeyEpoch))
+		d.field(&b, "active", orDash(f.ActiveEpoch))
+		d.field(&b, "agent", safetext.Escape(f.Agent))
+		d.field(&b, "digest", st.Digest.Render(f.SHA256))
+		d.field(&b, "at", when(f.At))
+		d.field(&b, "reason", safetext.Escape(f.Reason))
+		if d.detail == nil {
+			b.WriteString(st.Muted.Render("The key was never admitted: nothing else is stored for it.") + "\n")
+			return b.String()
+		}
+		b.WriteString("\n")
+	}
+	dt := d.detail
+	if dt == nil {
+		return b.String() + st.Muted.Render("loading "+safetext.Escape(d.key)+"...")
+	}
+	// Compact header: the payload should be visible at 80x24 without scrolling.
+	d.field(&b, "key", safetext.Escape(dt.Logical))
+	if dt.Epoch != "" {
+		d.field(&b, "epoch", safetext.Escape(dt.Epoch))
+	}
+	state := st.StateStyle(string(dt.State)).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
+	if dt.Policy != "" {
+		state += " · policy " + dt.Policy + " (" + safetext.Escape(dt.PolicyPat) + ")"
+	}
+	d.field(&b, "state", state)
+	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
+	if !dt.Expires.IsZero() {
+		d.field(&b, "deadline", when(dt.Expires))
+	}
+	if dt.Decision != nil {
+		d.field(&b, "decision", fmt.Sprintf("%s by %s at %s", dt.Decision.Decision, safetext.Escape(dt.Decision.Operator), when(dt.Decision.At)))
+		if dt.Decision.Reason != "" {
+			d.field(&b, "reason", safetext.Escape(dt.Decision.Reason))
+		}
+	}
+	if dt.PermitID != "" {
+		d.field(&b, "permit", dt.PermitID)
+		d.field(&b, "lease", "until "+when(dt.Lease)+" (holder "+safetext.Escape(dt.Holder)+")")
+	}
+	for _, r := range dt.Reports {
+		d.field(&b, "report", fmt.Sprintf("%s (%s) ref %s, %dms, at %s", r.Outcome, r.Kind, safetext.Escape(r.Ref), r.Latency, when(r.At)))
+	}
+	if dt.Reconcile != nil {
+		d.field(&b, "reconciled", fmt.Sprintf("%s by %s: %s", dt.Reconcile.Result, safetext.Escape(dt.Reconcile.Operator), safetext.Escape(dt.Reconcile.Note)))
+	}
+	if dt.Disagrees {
+		b.WriteString(st.Differs.Render("FLAGGED: a report disagrees with the reconciliation") + "\n")
+	}
+	if c := d.item.Conflict; c != nil {
+		b.WriteString("\n" + st.DialogTitle.Render(fmt.Sprintf("Conflict %d by %s at %s", c.ID, safetext.Escape(c.Agent), when(c.At))) + "\n")
+		d.field(&b, "stored", st.Digest.Render(c.StoredSHA256))
+		d.field(&b, "attempted", st.Digest.Render(c.AttemptSHA))
+		b.WriteString(d.sideBySide(dt.Payload, c, w))
+	} else {
+		b.WriteString(d.payload(dt, w))
+	}
+	b.WriteString("\n" + st.Label.Render("timeline") + "\n")
+	for _, e := range dt.Events {
+		b.WriteString(fmt.Sprintf("%s  %-20s %s\n", when(time.UnixMilli(e.At)), e.Type, safetext.Escape(e.Actor)))
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return safetext.Escape(s)
+}
+
+// payload renders the retained payload, or says why there is none.
+func (d *detailView) payload(dt *ledger.Detail, w int) string {
+	st := d.styles
+	switch {
+	case !dt.Retained:
+		return st.Muted.Render("body not retained (recorded outside tollgate; only its hash is known)") + "\n"
+	case dt.Redacted:
+		return st.Muted.Render("body withheld (redacted: only the hash is kept)") + "\n"
+	case dt.Payload == nil:
+		return st.StatusError.Render("payload unreadable") + "\n"
+	}
+	p := dt.Payload
+	var b strings.Builder
+	d.field(&b, "kind", safetext.Escape(p.Kind)+st.Label.Render(" · target ")+safetext.Escape(p.Target))
+	b.WriteString(ansi.Wrap(safetext.EscapeMultiline(p.Body), max(w, 10), "") + "\n")
+	return b.String()
+}
+
+// sideBySide shows the stored and attempted payloads in two columns, with
+// the differing fields marked.
+func (d *detailView) sideBySide(stored *ledger.Payload, c *ledger.ConflictRow, w int) string {
+	st := d.styles
+	colW := max((w-3)/2, 10)
+	col := func(title string, p *ledger.Payload, redacted bool) string {
+		var b strings.Builder
+		b.WriteString(st.Header.Render(title) + "\n")
+		if p == nil {
+			if redacted {
+				b.WriteString(st.Muted.Render("body withheld"))
+			} else {
+				b.WriteString(st.Muted.Render("not retained"))
+			}
+			return b.String()
+		}
+		for _, f := range []struct{ name, v string }{{"kind", p.Kind}, {"target", p.Target}, {"body", p.Body}} {
+			label := st.Label.Render(f.name)
+			if strings.Contains(c.Differs, f.name) {
+				label = st.Differs.Render("≠ " + f.name)
+			}
+			b.WriteString(label + "\n" + ansi.Wrap(safetext.EscapeMultiline(f.v), colW, "") + "\n")
+		}
+		return b.String()
+	}
+	left := st.Column.Width(colW).Render(col("stored", stored, stored == nil))
+	right := st.Column.Width(colW).Render(col("attempted", c.Attempted, c.Redacted))
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, " │ ", right) + "\n"
+}

@@ -1,0 +1,60 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every binding of the console, in one place: the views match
+// with key.Matches and the help view reads the same bindings.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	NextTab, PrevTab                        key.Binding
+	Select, Approve, Reject, Reconcile      key.Binding
+	Review, Focus, Filter, Help, Quit       key.Binding
+	Confirm, Cancel, Toggle                 key.Binding
+}
+
+// DefaultKeyMap returns the console's bindings: vim and arrow keys move.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		NextTab:   key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next view")),
+		PrevTab:   key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "previous view")),
+		Select:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select")),
+		Approve:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+		Reject:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+		Reconcile: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "reconcile")),
+		Review:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "mark reviewed")),
+		Focus:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "scroll details")),
+		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Confirm:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Toggle:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
+	}
+}
+
+// ShortHelp is the one-line help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.NextTab, k.Approve, k.Reject, k.Reconcile, k.Filter, k.Help, k.Quit}
+}
+
+// FullHelp is the help page shown by ?.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.NextTab, k.PrevTab, k.Focus, k.Filter, k.Help, k.Quit},
+		{k.Select, k.Approve, k.Reject, k.Reconcile, k.Review},
+	}
+}
+
+// SetReadOnly disables every decision binding.
+func (k *KeyMap) SetReadOnly(ro bool) {
+	for _, b := range []*key.Binding{&k.Select, &k.Approve, &k.Reject, &k.Reconcile, &k.Review} {
+		b.SetEnabled(!ro)
+	}
+}

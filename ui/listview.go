@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tollgate-dev/tollgate/safetext"
+)
+
+// listView is one tab: a page of rows from the ledger, a cursor that stays
+// on the same key across refreshes, and a selection for batch decisions.
+type listView struct {
+	id       viewID
+	styles   *Styles
+	keys     *KeyMap
+	items    []item
+	cursor   int
+	offset   int
+	more     bool
+	loaded   bool
+	selected map[string]bool
+	width    int
+	height   int
+}
+
+func newListView(id viewID, st *Styles, km *KeyMap) *listView {
+	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}}
+}
+
+// Init implements tea.Model.
+func (l *listView) Init() tea.Cmd { return nil }
+
+// SetSize sets the rows and columns the list may use.
+func (l *listView) SetSize(w, h int) {
+	l.width, l.height = w, h
+	l.clamp()
+}
+
+// ShortHelp implements help.KeyMap.
+func (l *listView) ShortHelp() []key.Binding {
+	km := l.keys
+	switch l.id {
+	case viewPending:
+		return []key.Binding{km.Select, km.Approve, km.Reject}
+	case viewUncertain:
+		return []key.Binding{km.Reconcile}
+	case viewConflicts, viewFenced:
+		return []key.Binding{km.Review}
+	}
+	return []key.Binding{km.Approve, km.Reject, km.Reconcile}
+}
+
+// FullHelp implements help.KeyMap.
+func (l *listView) FullHelp() [][]key.Binding { return [][]key.Binding{l.ShortHelp()} }
+
+// current returns the row under the cursor.
+func (l *listView) current() (item, bool) {
+	if l.cursor < 0 || l.cursor >= len(l.items) {
+		return item{}, false
+	}
+	return l.items[l.cursor], true
+}
+
+// setItems replaces the rows, keeping the cursor on the same key when it
+// is still listed, and dropping selections that left the view.
+func (l *listView) setItems(items []item, more bool) {
+	cur, had := l.current()
+	l.items, l.more, l.loaded = items, more, true
+	if had {
+		for i, it := range items {
+			if it.Key == cur.Key && it.ID == cur.ID {
+				l.cursor = i
+				break
+			}
+		}
+	}
+	present := map[string]bool{}
+	for _, it := range items {
+		present[it.Key] = true
+	}
+	for k := range l.selected {
+		if !present[k] {
+			delete(l.selected, k)
+		}
+	}
+	l.clamp()
+}
+
+func (l *listView) appendItems(items []item, more bool) {
+	l.items = append(l.items, items...)
+	l.more = more
+}
+
+func (l *listView) clamp() {
+	if l.cursor >= len(l.items) {
+		l.cursor = len(l.items) - 1
+	}
+	if l.cursor < 0 {
+		l.cursor = 0
+	}
+	rows := l.rows()
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if rows > 0 && l.cursor >= l.offset+rows {
+		l.offset = l.cursor - rows + 1
+	}
+	if l.offset < 0 {
+		l.offset = 0
+	}
+}
+
+// rows is how many item lines fit under the header.
+func (l *listView) rows() int { return max(l.height-1, 1) }
+
+// lastID is the id of the last loaded row, the cursor for the next page.
+func (l *listView) lastID() int64 {
+	if len(l.items) == 0 {
+		return 0
+	}
+	return l.items[len(l.items)-1].ID
+}
+
+// needsMore reports whether the cursor is close enough to the end of the
+// loaded rows that the next page should be fetched.
+func (l *listView) needsMore() bool {
+	return l.more && l.cursor >= len(l.items)-l.rows()
+}
+
+// Update moves the cursor and toggles selections; decisions are routed
+// by the root model.
+func (l *listView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return l, nil
+	}
+	switch {
+	case key.Matches(km, l.keys.Up):
+		l.cursor--
+	case key.Matches(km, l.keys.Down):
+		l.cursor++
+	case key.Matches(km, l.keys.PageUp):
+		l.cursor -= l.rows()
+	case key.Matches(km, l.keys.PageDown):
+		l.cursor += l.rows()
+	case key.Matches(km, l.keys.Top):
+		l.cursor = 0
+	case key.Matches(km, l.keys.Bottom):
+		l.cursor = len(l.items) - 1
+	case key.Matches(km, l.keys.Select) && l.id == viewPending:
+		if it, ok := l.current(); ok {
+			if l.selected[it.Key] {
+				delete(l.selected, it.Key)
+			} else {
+				l.selected[it.Key] = true
+			}
+			l.cursor++
+		}
+	}
+	l.clamp()
+	return l, nil
+}
+
+// chosen returns the selected rows, or the row under the cursor.
+func (l *listView) chosen() []item {
+	var out []item
+	for _, it := range l.items {
+		if l.selected[it.Key] {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 {
+		if it, ok := l.current(); ok {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+var emptyText = [viewCount]string{
+	"No pending approvals. Agents that guard an action with an approval policy appear here; press tab for other views.",
+	"No conflicts to review. A retry that reuses a key with a different payload appears here.",
+	"No uncertain outcomes. A permit whose lease ran out without a report appears here for reconciling.",
+	"No fenced calls. Calls under a stale operator epoch appear here.",
+	"The ledger is empty. Agents record actions with `tollgate guard KEY ...`; try `tollgate demo`.",
+}
+
+// View renders the header and the visible rows. Every untrusted field is
+// escaped before it is measured or cut.
+func (l *listView) View() string {
+	st := l.styles
+	w := max(l.width, 20)
+	keyW := max(w/2-6, 12)
+	stateW, kindW := 11, 14
+	agentW := max(w-keyW-stateW-kindW-6, 8)
+	line := func(sel, key, state, kind, agent string) string {
+		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + pad(agent, agentW)
+	}
+	var b strings.Builder
+	third := "kind"
+	if l.id == viewConflicts || l.id == viewFenced {
+		third = "detail"
+	}
+	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", "key", "state", third, "agent"), w, "")))
+	if len(l.items) == 0 {
+		b.WriteString("\n")
+		if !l.loaded {
+			b.WriteString(st.Empty.Render("loading..."))
+		} else {
+			b.WriteString(st.Empty.Render(wrap(emptyText[l.id], w)))
+		}
+		return b.String()
+	}
+	end := min(l.offset+l.rows(), len(l.items))
+	for i := l.offset; i < end; i++ {
+		it := l.items[i]
+		mark := "  "
+		if l.selected[it.Key] {
+			mark = "● "
+		}
+		third := it.Kind
+		if it.Note != "" && (l.id == viewConflicts || l.id == viewFenced || l.id == viewPending) {
+			third = it.Note
+		}
+		text := line(mark, safetext.Escape(it.Logical), it.State, safetext.Escape(third), safetext.Escape(it.Agent))
+		text = ansi.Truncate(text, w, "…")
+		b.WriteString("\n")
+		switch {
+		case i == l.cursor:
+			b.WriteString(st.Cursor.Render(pad(text, w)))
+		case l.selected[it.Key]:
+			b.WriteString(st.Selected.Render(text))
+		default:
+			b.WriteString(st.Row.Render(text))
+		}
+	}
+	if l.more && end == len(l.items) {
+		b.WriteString("\n" + st.Muted.Render("loading more..."))
+	}
+	return b.String()
+}
+
+// pad cuts or fills s to exactly w cells.
+func pad(s string, w int) string {
+	s = ansi.Truncate(s, w, "…")
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// wrap breaks plain text into lines of at most w cells.
+func wrap(s string, w int) string {
+	return ansi.Wrap(s, max(w, 10), " ")
+}

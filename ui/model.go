@@ -1,0 +1,566 @@
+// Package ui is tollgate's operator console, a Bubble Tea program. The root
+// Model only routes: each view (a list per tab, the detail pane, the
+// decision dialog) is a component that owns its state. Every ledger call
+// runs in a tea.Cmd and comes back as a message tagged with its view and
+// key; Update and View never touch the database.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
+)
+
+// Options configures the console.
+type Options struct {
+	Store    *ledger.Store
+	Operator string
+	ReadOnly bool
+	// Renderer draws the styles; nil means the default terminal renderer.
+	Renderer *lipgloss.Renderer
+	// Now is the status bar's clock; nil means time.Now.
+	Now func() time.Time
+	// Refresh is how often the ledger is checked for other processes'
+	// writes; zero means 500ms.
+	Refresh time.Duration
+}
+
+// Model is the console's root model.
+type Model struct {
+	opt      Options
+	store    *ledger.Store
+	watcher  *ledger.Watcher
+	styles   *Styles
+	keys     *KeyMap
+	help     help.Model
+	views    [viewCount]*listView
+	active   viewID
+	detail   *detailView
+	dialog   *dialog
+	filterIn textinput.Model
+	filter   string
+	filterOn bool
+	showHelp bool
+
+	counts   ledger.Counts
+	epoch    string
+	refresh  time.Time
+	lastErr  string
+	notice   string
+	inflight bool
+	width    int
+	height   int
+}
+
+// New builds the console on an open store. The watcher holds one reader
+// connection for PRAGMA data_version.
+func New(opt Options) (*Model, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Refresh == 0 {
+		opt.Refresh = 500 * time.Millisecond
+	}
+	if opt.Renderer == nil {
+		opt.Renderer = lipgloss.DefaultRenderer()
+	}
+	w, err := opt.Store.Watch(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	st := NewStyles(opt.Renderer)
+	km := DefaultKeyMap()
+	km.SetReadOnly(opt.ReadOnly)
+	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
+		detail: newDetailView(&st, &km), width: 80, height: 24}
+	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
+	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
+	for v := viewID(0); v < viewCount; v++ {
+		m.views[v] = newListView(v, &st, &km)
+	}
+	m.filterIn = textinput.New()
+	m.filterIn.Prompt = "/"
+	m.filterIn.Placeholder = "key, agent or kind"
+	m.filterIn.CharLimit = 80
+	m.layout()
+	return m, nil
+}
+
+// Close releases the watcher's connection.
+func (m *Model) Close() error { return m.watcher.Close() }
+
+// Init starts the first load and the refresh tick.
+func (m *Model) Init() tea.Cmd {
+	m.inflight = true
+	return tea.Batch(m.snapshot(), m.tick())
+}
+
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(m.opt.Refresh, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// check asks whether any connection wrote since the last check.
+func (m *Model) check() tea.Cmd {
+	w := m.watcher
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		changed, err := w.Changed(ctx)
+		return checkedMsg{changed, err}
+	}
+}
+
+func (m *Model) list() *listView { return m.views[m.active] }
+
+func (m *Model) snapshot() tea.Cmd {
+	limit := max(len(m.list().items), pageSize)
+	f := snapshotCmd(m.store, m.active, m.filter, min(limit, 5*pageSize))
+	return func() tea.Msg { return f() }
+}
+
+func (m *Model) loadMore() tea.Cmd {
+	s, v, filter, before := m.store, m.active, m.filter, m.list().lastID()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		items, more, err := loadPage(ctx, s, v, filter, before, pageSize)
+		return pageMsg{view: v, filter: filter, items: items, more: more, err: err}
+	}
+}
+
+// loadDetail fetches the selected row's detail.
+func (m *Model) loadDetail() tea.Cmd {
+	it, ok := m.list().current()
+	m.detail.show(it, ok)
+	if !ok {
+		return nil
+	}
+	s, v := m.store, m.active
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		d, err := s.Status(ctx, it.Key)
+		if errors.Is(err, ledger.ErrNotFound) && it.Fenced != nil {
+			return detailMsg{view: v, key: it.Key, id: it.ID, missing: true}
+		}
+		return detailMsg{view: v, key: it.Key, id: it.ID, detail: d, err: err}
+	}
+}
+
+// Update routes messages to the components.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tickMsg:
+		cmds := []tea.Cmd{m.tick()}
+		if !m.inflight {
+			m.inflight = true
+			cmds = append(cmds, m.check())
+		}
+		return m, tea.Batch(cmds...)
+	case checkedMsg:
+		if msg.err != nil {
+			m.inflight, m.lastErr = false, "refresh: "+msg.err.Error()
+			return m, nil
+		}
+		if !msg.changed {
+			m.inflight = false
+			return m, nil
+		}
+		return m, m.snapshot()
+	case snapshotMsg:
+		m.inflight = false
+		if msg.err != nil {
+			m.lastErr = "refresh: " + msg.err.Error()
+			return m, nil
+		}
+		m.counts, m.epoch, m.refresh = msg.counts, msg.epoch, m.opt.Now()
+		if msg.view != m.active || msg.filter != m.filter {
+			return m, m.snapshot()
+		}
+		m.list().setItems(msg.items, msg.more)
+		return m, m.loadDetail()
+	case pageMsg:
+		if msg.err != nil {
+			m.lastErr = "load: " + msg.err.Error()
+		} else if msg.view == m.active && msg.filter == m.filter {
+			m.list().appendItems(msg.items, msg.more)
+		}
+		return m, nil
+	case detailMsg:
+		if msg.view == m.active {
+			m.detail.setDetail(msg)
+		}
+		return m, nil
+	case dialogDoneMsg:
+		m.dialog = nil
+		if !msg.confirmed {
+			m.notice = "cancelled"
+			return m, nil
+		}
+		return m, m.act(msg)
+	case actionMsg:
+		m.reportAction(msg)
+		return m, m.snapshot()
+	case digestsMsg:
+		if m.dialog != nil && len(m.dialog.targets) == len(msg) {
+			for i := range msg {
+				if m.dialog.targets[i].Key == msg[i].Key {
+					m.dialog.targets[i].Digest = msg[i].Digest
+				}
+			}
+		}
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	if m.dialog != nil {
+		_, cmd := m.dialog.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// key routes one key press: dialog first, then the filter, then global
+// keys, decisions, and finally the focused component.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if m.dialog != nil {
+		_, cmd := m.dialog.Update(msg)
+		return cmd
+	}
+	if m.filterOn {
+		switch msg.Type {
+		case tea.KeyEnter:
+			m.filterOn = false
+			m.filterIn.Blur()
+			return m.setFilter(strings.TrimSpace(m.filterIn.Value()))
+		case tea.KeyEsc:
+			m.filterOn = false
+			m.filterIn.Blur()
+			m.filterIn.SetValue("")
+			return m.setFilter("")
+		}
+		var cmd tea.Cmd
+		m.filterIn, cmd = m.filterIn.Update(msg)
+		return cmd
+	}
+	k := m.keys
+	switch {
+	case msg.Type == tea.KeyCtrlC || key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		m.layout()
+		return nil
+	case key.Matches(msg, k.Cancel):
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+			m.layout()
+		case m.detail.focused:
+			m.detail.focused = false
+		case m.filter != "":
+			m.filterIn.SetValue("")
+			return m.setFilter("")
+		}
+		return nil
+	case key.Matches(msg, k.Filter):
+		m.filterOn = true
+		m.filterIn.SetValue(m.filter)
+		m.filterIn.CursorEnd()
+		return m.filterIn.Focus()
+	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.focused):
+		return m.switchView((m.active + 1) % viewCount)
+	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.focused):
+		return m.switchView((m.active + viewCount - 1) % viewCount)
+	case key.Matches(msg, k.Focus):
+		m.detail.focused = !m.detail.focused
+		return nil
+	case key.Matches(msg, k.Approve):
+		return m.openDecision(dlgApprove)
+	case key.Matches(msg, k.Reject):
+		return m.openDecision(dlgReject)
+	case key.Matches(msg, k.Reconcile):
+		return m.openDecision(dlgReconcile)
+	case key.Matches(msg, k.Review):
+		return m.openDecision(dlgReview)
+	}
+	if m.detail.focused {
+		m.detail.Update(msg)
+		return nil
+	}
+	before, _ := m.list().current()
+	m.list().Update(msg)
+	var cmds []tea.Cmd
+	if after, _ := m.list().current(); after.Key != before.Key || after.ID != before.ID {
+		cmds = append(cmds, m.loadDetail())
+	}
+	if m.list().needsMore() {
+		m.list().more = false // one page request at a time
+		cmds = append(cmds, m.loadMore())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) switchView(v viewID) tea.Cmd {
+	m.active = v
+	m.detail.focused = false
+	m.notice = ""
+	return tea.Batch(m.loadDetail(), m.snapshot())
+}
+
+func (m *Model) setFilter(f string) tea.Cmd {
+	m.filter = f
+	for _, v := range m.views {
+		v.items, v.loaded, v.cursor, v.offset = nil, false, 0, 0
+	}
+	return m.snapshot()
+}
+
+// openDecision opens the confirmation dialog for the chosen rows, after
+// checking that the decision applies to them.
+func (m *Model) openDecision(kind dialogKind) tea.Cmd {
+	rows := m.list().chosen()
+	if len(rows) == 0 {
+		m.notice = "nothing selected"
+		return nil
+	}
+	if kind != dlgApprove && kind != dlgReject {
+		rows = rows[:1] // reconcile and review act on the row under the cursor
+	}
+	var targets []target
+	for _, it := range rows {
+		want := map[dialogKind]string{dlgApprove: "pending", dlgReject: "pending", dlgReconcile: "uncertain"}[kind]
+		switch {
+		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
+			m.lastErr = "mark reviewed applies to conflicts and fenced calls"
+			return nil
+		case kind != dlgReview && it.State != want:
+			m.lastErr = fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want)
+			return nil
+		}
+		t := target{Key: it.Key, ID: it.ID, View: m.active}
+		switch {
+		case it.Conflict != nil:
+			t.Digest = it.Conflict.AttemptSHA
+		case it.Fenced != nil:
+			t.Digest = it.Fenced.SHA256
+		case m.detail.detail != nil && m.detail.key == it.Key:
+			t.Digest = m.detail.detail.SHA256
+		}
+		targets = append(targets, t)
+	}
+	m.lastErr = ""
+	m.dialog = newDialog(kind, targets, m.styles, m.keys)
+	m.dialog.SetSize(m.width, m.height)
+	return tea.Batch(m.digests(targets), m.dialog.Init())
+}
+
+// digests fills in the digests of targets not yet loaded, so that the
+// dialog always shows what is being decided.
+func (m *Model) digests(ts []target) tea.Cmd {
+	missing := false
+	for _, t := range ts {
+		missing = missing || t.Digest == ""
+	}
+	if !missing {
+		return nil
+	}
+	s := m.store
+	ts = append([]target(nil), ts...)
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for i := range ts {
+			if ts[i].Digest == "" {
+				if d, err := s.Status(ctx, ts[i].Key); err == nil {
+					ts[i].Digest = d.SHA256
+				}
+			}
+		}
+		return digestsMsg(ts)
+	}
+}
+
+type digestsMsg []target
+
+// act runs a confirmed decision in a command and reports every refusal.
+func (m *Model) act(d dialogDoneMsg) tea.Cmd {
+	s, op := m.store, m.opt.Operator
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind])}
+		for _, t := range d.targets {
+			var err error
+			switch d.kind {
+			case dlgApprove:
+				_, err = s.Approve(ctx, t.Key, op, d.text)
+			case dlgReject:
+				_, err = s.Reject(ctx, t.Key, op, d.text)
+			case dlgReconcile:
+				_, err = s.Reconcile(ctx, t.Key, d.result, op, d.text)
+			case dlgReview:
+				if t.View == viewFenced {
+					err = s.ReviewFenced(ctx, t.ID, op, d.text)
+				} else {
+					err = s.ReviewConflict(ctx, t.ID, op, d.text)
+				}
+			}
+			out.keys, out.errs = append(out.keys, t.Key), append(out.errs, err)
+		}
+		return out
+	}
+}
+
+func (m *Model) reportAction(a actionMsg) {
+	var refused []string
+	for i, err := range a.errs {
+		if err != nil {
+			refused = append(refused, safetext.Escape(a.keys[i])+": "+safetext.Escape(errors.Unwrap(err).Error()))
+		}
+	}
+	m.list().selected = map[string]bool{}
+	done := len(a.keys) - len(refused)
+	m.notice = fmt.Sprintf("%s: %d done", a.action, done)
+	m.lastErr = ""
+	if len(refused) > 0 {
+		m.lastErr = fmt.Sprintf("%d refused: %s", len(refused), strings.Join(refused, "; "))
+	}
+}
+
+// layout gives every component its size.
+func (m *Model) layout() {
+	w, h := max(m.width, 40), max(m.height, 10)
+	body := h - 4 // tabs, two status lines, help line
+	m.help.Width = w
+	if w >= 140 {
+		lw := w * 11 / 20
+		for _, v := range m.views {
+			v.SetSize(lw, body)
+		}
+		m.detail.SetSize(w-lw-1, body)
+	} else {
+		lh := max(body*2/5, 4)
+		for _, v := range m.views {
+			v.SetSize(w, lh)
+		}
+		m.detail.SetSize(w, body-lh)
+	}
+	if m.dialog != nil {
+		m.dialog.SetSize(w, h)
+	}
+}
+
+// View draws the console.
+func (m *Model) View() string {
+	w := max(m.width, 40)
+	var parts []string
+	parts = append(parts, m.tabs(w))
+	var lower string
+	switch {
+	case m.showHelp:
+		lower = m.styles.Pane.Width(w - 2).Render(m.help.FullHelpView(m.keys.FullHelp()))
+	case m.dialog != nil:
+		lower = m.dialog.View()
+	default:
+		lower = m.detail.View()
+	}
+	if w >= 140 && !m.showHelp && m.dialog == nil {
+		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
+	} else {
+		listH := m.list().height
+		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()), lower)
+	}
+	parts = append(parts, m.statusBar(w))
+	if m.filterOn {
+		parts = append(parts, m.filterIn.View())
+	} else {
+		parts = append(parts, m.help.ShortHelpView(m.shortHelp()))
+	}
+	out := lipgloss.JoinVertical(lipgloss.Left, parts...)
+	return m.styles.App.MaxHeight(max(m.height, 10)).MaxWidth(w).Render(out)
+}
+
+func (m *Model) shortHelp() []key.Binding {
+	switch {
+	case m.dialog != nil:
+		return m.dialog.ShortHelp()
+	case m.detail.focused:
+		return m.detail.ShortHelp()
+	}
+	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)
+	return append(bs, m.keys.Focus, m.keys.Filter, m.keys.Help, m.keys.Quit)
+}
+
+var shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
+
+func (m *Model) tabs(w int) string {
+	counts := [viewCount]int64{m.counts.Pending, m.counts.Conflicts, m.counts.Uncertain, m.counts.Fenced, m.counts.All}
+	titles := viewTitles
+	if w < 110 {
+		titles = shortTitles
+	}
+	var tabs []string
+	for v := viewID(0); v < viewCount; v++ {
+		label := fmt.Sprintf("%s %d", titles[v], counts[v])
+		if v == m.active {
+			tabs = append(tabs, m.styles.ActiveTab.Render(label))
+		} else {
+			tabs = append(tabs, m.styles.Tab.Render(label))
+		}
+	}
+	line := strings.Join(tabs, m.styles.TabGap.Render("│"))
+	if m.filter != "" {
+		line += m.styles.Muted.Render("  filter: " + safetext.Escape(m.filter))
+	}
+	return ansi.Truncate(line, w, "…")
+}
+
+func (m *Model) statusBar(w int) string {
+	st := m.styles
+	epoch := "none"
+	if m.epoch != "" {
+		epoch = m.epoch[:8]
+	}
+	mode := ""
+	if m.opt.ReadOnly {
+		mode = " · READ-ONLY"
+	}
+	refreshed := "loading"
+	if !m.refresh.IsZero() {
+		refreshed = "refreshed " + m.refresh.Format("15:04:05")
+	}
+	right := fmt.Sprintf(" · epoch %s · operator %s%s · %s", epoch, safetext.Escape(m.opt.Operator), mode, refreshed)
+	path := safetext.Escape(m.store.Path())
+	room := w - ansi.StringWidth(right) - len("ledger ")
+	if room < 8 {
+		room = 8
+	}
+	if ansi.StringWidth(path) > room {
+		path = "…" + path[len(path)-room+1:]
+	}
+	line := st.StatusBar.Render(ansi.Truncate("ledger "+path+right, w, "…"))
+	switch {
+	case m.lastErr != "":
+		return line + "\n" + st.StatusError.Render(ansi.Truncate("! "+m.lastErr, w, "…"))
+	case m.notice != "":
+		return line + "\n" + st.StatusOK.Render(ansi.Truncate(m.notice, w, "…"))
+	}
+	return line + "\n"
+}

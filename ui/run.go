@@ -1,0 +1,34 @@
+package ui
+
+import (
+	"context"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+// Run opens the console on a ledger file and blocks until the operator
+// quits or ctx ends.
+func Run(ctx context.Context, path, operator string, readOnly bool) error {
+	s, err := ledger.Open(ctx, path, ledger.Options{ReadOnly: readOnly})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return RunStore(ctx, s, operator, readOnly)
+}
+
+// RunStore runs the console on an open store.
+func RunStore(ctx context.Context, s *ledger.Store, operator string, readOnly bool) error {
+	m, err := New(Options{Store: s, Operator: operator, ReadOnly: readOnly})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

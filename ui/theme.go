@@ -1,0 +1,90 @@
+package ui
+
+import "github.com/charmbracelet/lipgloss"
+
+// Styles are every style the console uses, built once from one renderer
+// so that tests can pin the color profile and views never build their own.
+type Styles struct {
+	App         lipgloss.Style
+	Tab         lipgloss.Style
+	ActiveTab   lipgloss.Style
+	TabGap      lipgloss.Style
+	Header      lipgloss.Style
+	Row         lipgloss.Style
+	Cursor      lipgloss.Style
+	Selected    lipgloss.Style
+	Muted       lipgloss.Style
+	Pane        lipgloss.Style
+	FocusedPane lipgloss.Style
+	Label       lipgloss.Style
+	Value       lipgloss.Style
+	Digest      lipgloss.Style
+	Differs     lipgloss.Style
+	StatusBar   lipgloss.Style
+	StatusError lipgloss.Style
+	StatusOK    lipgloss.Style
+	Dialog      lipgloss.Style
+	DialogTitle lipgloss.Style
+	Empty       lipgloss.Style
+	Column      lipgloss.Style
+	State       map[string]lipgloss.Style
+	HelpKey     lipgloss.Style
+	HelpDesc    lipgloss.Style
+}
+
+// NewStyles builds the theme for one renderer (one terminal).
+func NewStyles(r *lipgloss.Renderer) Styles {
+	accent := lipgloss.AdaptiveColor{Light: "#5A4FCF", Dark: "#A49BFF"}
+	muted := lipgloss.AdaptiveColor{Light: "#6C6C6C", Dark: "#8A8A8A"}
+	warn := lipgloss.AdaptiveColor{Light: "#B25B00", Dark: "#FFB454"}
+	bad := lipgloss.AdaptiveColor{Light: "#C0262D", Dark: "#FF6B6B"}
+	good := lipgloss.AdaptiveColor{Light: "#1F7A3A", Dark: "#6BD88A"}
+	s := Styles{
+		App:         r.NewStyle(),
+		Tab:         r.NewStyle().Padding(0, 1).Foreground(muted),
+		ActiveTab:   r.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
+		TabGap:      r.NewStyle().Foreground(muted),
+		Header:      r.NewStyle().Bold(true).Foreground(muted),
+		Row:         r.NewStyle(),
+		Cursor:      r.NewStyle().Bold(true).Reverse(true),
+		Selected:    r.NewStyle().Foreground(accent).Bold(true),
+		Muted:       r.NewStyle().Foreground(muted),
+		Pane:        r.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(muted).Padding(0, 1),
+		FocusedPane: r.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(accent).Padding(0, 1),
+		Label:       r.NewStyle().Foreground(muted),
+		Value:       r.NewStyle(),
+		Digest:      r.NewStyle().Foreground(accent),
+		Differs:     r.NewStyle().Foreground(bad).Bold(true),
+		StatusBar:   r.NewStyle().Foreground(muted),
+		StatusError: r.NewStyle().Foreground(bad).Bold(true),
+		StatusOK:    r.NewStyle().Foreground(good),
+		Dialog:      r.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(warn).Padding(0, 1),
+		DialogTitle: r.NewStyle().Bold(true).Foreground(warn),
+		Empty:       r.NewStyle().Foreground(muted).Italic(true),
+		Column:      r.NewStyle(),
+		HelpKey:     r.NewStyle().Foreground(accent),
+		HelpDesc:    r.NewStyle().Foreground(muted),
+	}
+	s.State = map[string]lipgloss.Style{
+		"pending":    r.NewStyle().Foreground(warn),
+		"approved":   r.NewStyle().Foreground(good),
+		"executing":  r.NewStyle().Foreground(accent),
+		"uncertain":  r.NewStyle().Foreground(bad).Bold(true),
+		"rejected":   r.NewStyle().Foreground(bad),
+		"expired":    r.NewStyle().Foreground(muted),
+		"denied":     r.NewStyle().Foreground(bad),
+		"succeeded":  r.NewStyle().Foreground(good),
+		"failed":     r.NewStyle().Foreground(bad),
+		"reconciled": r.NewStyle().Foreground(good),
+		"recorded":   r.NewStyle().Foreground(muted),
+	}
+	return s
+}
+
+// StateStyle returns the style for a state name.
+func (s Styles) StateStyle(state string) lipgloss.Style {
+	if st, ok := s.State[state]; ok {
+		return st
+	}
+	return s.Value
+}

@@ -1,0 +1,461 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+// pkgDir is the package folder; tests chdir into their ledger's folder so
+// that the status bar shows a stable relative path.
+var pkgDir string
+
+func TestMain(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	pkgDir, _ = os.Getwd()
+	os.Exit(m.Run())
+}
+
+// requireGolden compares a frame with testdata/<test>.golden in the
+// package folder, through the golden package (its -update flag rewrites).
+func requireGolden(t *testing.T, view string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(pkgDir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	golden.RequireEqual(t, []byte(view))
+}
+
+var ctx = context.Background()
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// fixture is a ledger in a temporary folder, opened under a relative path
+// so that goldens do not depend on the machine.
+type fixture struct {
+	t     *testing.T
+	s     *ledger.Store
+	clock *clock
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Chdir(t.TempDir())
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	s, err := ledger.Open(ctx, "ledger.db", ledger.Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	s.SetPolicy(ctx, "refund", approvals.Approval, time.Hour, "root")
+	s.SetPolicy(ctx, "report", approvals.Auto, 0, "root")
+	return &fixture{t: t, s: s, clock: c}
+}
+
+func (f *fixture) guard(key, kind, body, agent string) ledger.Answer {
+	f.t.Helper()
+	a, err := f.s.Guard(ctx, key, ledger.Payload{Kind: kind, Target: "acct-7", Body: body}, ledger.GuardOptions{Agent: agent, Lease: time.Minute})
+	var ce *ledger.ConflictError
+	var fe *ledger.FencedError
+	if err != nil && !errors.As(err, &ce) && !errors.As(err, &fe) {
+		f.t.Fatal(err)
+	}
+	return a
+}
+
+// other opens a second handle on the same file: another process's writes.
+func (f *fixture) other() *ledger.Store {
+	s, err := ledger.Open(ctx, "ledger.db", ledger.Options{Now: f.clock.Now})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// console is a running test program and everything it has printed.
+type console struct {
+	*teatest.TestModel
+	seen bytes.Buffer
+}
+
+func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
+	f.t.Helper()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	m, err := New(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Renderer: r,
+		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: 50 * time.Millisecond})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { m.Close() })
+	return &console{TestModel: teatest.NewTestModel(f.t, m, teatest.WithInitialTermSize(w, h))}
+}
+
+// waitFor waits until the program has printed text, at any time since it
+// started: the renderer writes each frame once, so text already shown
+// counts, and several things drawn in one frame can be awaited in turn.
+func waitFor(t *testing.T, c *console, text string) {
+	t.Helper()
+	waitWithin(t, c, text, 5*time.Second)
+}
+
+func waitWithin(t *testing.T, c *console, text string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	buf := make([]byte, 64<<10)
+	for !bytes.Contains(c.seen.Bytes(), []byte(text)) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not shown within %v; last output:\n%s", text, d, tail(c.seen.String(), 3000))
+		}
+		n, _ := c.Output().Read(buf)
+		c.seen.Write(buf[:n])
+		if n == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// finalModel quits and returns the model as the program left it.
+func finalModel(t *testing.T, c *console) *Model {
+	t.Helper()
+	if err := c.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	return c.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+}
+
+// final quits and returns the last frame as the model renders it.
+func final(t *testing.T, c *console) string {
+	t.Helper()
+	return finalModel(t, c).View()
+}
+
+func press(s string) tea.KeyMsg {
+	switch s {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "space":
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
+func TestPendingViewGolden(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-4411", "refund", "refund 10 EUR", "refund-bot")
+	f.guard("refund:le-4412", "refund", "refund 25 EUR\nsecond line", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:le-4411")
+	waitFor(t, tm, "refund 25 EUR") // the newest is selected first
+	requireGolden(t, final(t, tm))
+}
+
+func TestWideLayoutGolden(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-4411", "refund", "refund 10 EUR", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:le-4411")
+	tm.Send(tea.WindowSizeMsg{Width: 200, Height: 60})
+	waitFor(t, tm, "Pending approvals 1")
+	waitFor(t, tm, "refund 10 EUR")
+	view := final(t, tm)
+	for i, line := range strings.Split(view, "\n") {
+		if lipgloss.Width(line) > 200 {
+			t.Fatalf("line %d is %d cells wide", i, lipgloss.Width(line))
+		}
+	}
+	requireGolden(t, view)
+}
+
+// TestHostilePayloadGolden: a payload that tries to clear the screen, set
+// the window title and overwrite a line must read as text.
+func TestHostilePayloadGolden(t *testing.T) {
+	f := newFixture(t)
+	hostile := "\x1b[2J\x1b[H\x1b]0;owned\x07approve=NO\rapprove=YES\x1b]8;;unterminated \u202eevil\u009b31m\x7f\b"
+	f.guard("refund:le-1", "refund", hostile, "bot\x1b[31m")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, `approve=NO\rapprove=YES`)
+	view := final(t, tm)
+	if strings.ContainsAny(view, "\x1b\r\x07\x7f\b\u009b\u202e") {
+		t.Fatalf("raw control characters reached the frame: %q", view)
+	}
+	for _, want := range []string{`\x1b[2J\x1b[H\x1b]0;owned\x07approve=NO\rapprove=YES`, `\u202eevil\u009b31m\x7f\b`, `bot\x1b[31m`} {
+		if !strings.Contains(view, want) {
+			t.Errorf("frame does not show %s", want)
+		}
+	}
+	requireGolden(t, view)
+}
+
+func TestApproveThenAgentGetsPermit(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund 10 EUR")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	waitFor(t, tm, "sha256 "+ledger.Payload{Kind: "refund", Target: "acct-7", Body: "refund 10 EUR"}.Digest())
+	tm.Send(press("enter"))
+	waitFor(t, tm, "approve: 1 done")
+	final(t, tm)
+	a := f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	if a.Verdict != ledger.Permitted {
+		t.Fatalf("after approving in the console, guard says %s", a.Verdict)
+	}
+	d, _ := f.s.Status(ctx, "refund:le-1")
+	if d.Decision == nil || d.Decision.Operator != "alice" {
+		t.Fatalf("decision = %+v", d.Decision)
+	}
+}
+
+func TestRejectNeedsReason(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "x", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:le-1")
+	tm.Send(press("r"))
+	waitFor(t, tm, "Reject 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "a reason is required")
+	tm.Type("amount too large")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "reject: 1 done")
+	final(t, tm)
+	d, _ := f.s.Status(ctx, "refund:le-1")
+	if d.State != ledger.StateRejected || d.Decision.Reason != "amount too large" {
+		t.Fatalf("status = %s %+v", d.State, d.Decision)
+	}
+}
+
+func TestCancelLeavesLedgerUnchanged(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "x", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:le-1")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	tm.Send(press("esc"))
+	waitFor(t, tm, "cancelled")
+	final(t, tm)
+	if d, _ := f.s.Status(ctx, "refund:le-1"); d.State != ledger.StatePending {
+		t.Fatalf("state after cancel = %s", d.State)
+	}
+}
+
+func TestBatchApprove(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range []string{"refund:a", "refund:b", "refund:c"} {
+		f.guard(k, "refund", "body "+k, "refund-bot")
+	}
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:a")
+	tm.Send(press("space")) // selects refund:c (newest first) and moves down
+	tm.Send(press("space")) // selects refund:b
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 2 actions?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "approve: 2 done")
+	final(t, tm)
+	for k, want := range map[string]ledger.State{"refund:a": ledger.StatePending, "refund:b": ledger.StateApproved, "refund:c": ledger.StateApproved} {
+		if d, _ := f.s.Status(ctx, k); d.State != want {
+			t.Errorf("%s is %s, want %s", k, d.State, want)
+		}
+	}
+}
+
+func TestRefusalIsShown(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "x", "alice") // the operator's own request
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:le-1")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "1 refused")
+	waitFor(t, tm, "may not approve their own")
+	final(t, tm)
+	if d, _ := f.s.Status(ctx, "refund:le-1"); d.State != ledger.StatePending {
+		t.Fatalf("state = %s", d.State)
+	}
+}
+
+func TestReconcileUncertain(t *testing.T) {
+	f := newFixture(t)
+	f.guard("report:q4", "report", "export totals", "report-bot")
+	f.clock.Add(2 * time.Minute) // the lease runs out with no report
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "Uncertain 1")
+	tm.Send(press("tab"))
+	tm.Send(press("tab"))
+	waitFor(t, tm, "report:q4")
+	tm.Send(press("c"))
+	waitFor(t, tm, "Reconcile 1 action?")
+	tm.Send(press("tab")) // not-executed
+	tm.Type("provider has no record")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "reconcile: 1 done")
+	final(t, tm)
+	d, _ := f.s.Status(ctx, "report:q4")
+	if d.State != ledger.StateReconciled || d.Reconcile.Result != "not-executed" || d.Reconcile.Note != "provider has no record" {
+		t.Fatalf("status = %s %+v", d.State, d.Reconcile)
+	}
+}
+
+func TestConflictSideBySideAndReview(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	f.guard("refund:le-1", "refund", "refund 99 EUR", "refund-bot")
+	tm := f.console(100, 40, false, "alice")
+	waitFor(t, tm, "Conflicts 1")
+	tm.Send(press("tab"))
+	waitFor(t, tm, "differs: body")
+	waitFor(t, tm, "≠ body")
+	waitFor(t, tm, "refund 99 EUR")
+	tm.Send(press("v"))
+	waitFor(t, tm, "Mark reviewed 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "mark reviewed: 1 done")
+	waitFor(t, tm, "Conflicts 0")
+	final(t, tm)
+	if c, _ := f.s.Counts(ctx); c.Conflicts != 0 {
+		t.Fatalf("conflict still open: %+v", c)
+	}
+}
+
+func TestFencedView(t *testing.T) {
+	f := newFixture(t)
+	f.s.ActivateEpoch(ctx, "11111111-2222-4333-8444-555555555555", "root")
+	f.guard("refund:late-call", "refund", "x", "legacy-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "Fenced 1")
+	tm.Send(press("shift+tab"))
+	tm.Send(press("shift+tab"))
+	waitFor(t, tm, "refund:late-call")
+	fm := finalModel(t, tm)
+	if v := fm.View(); !strings.Contains(v, "never admitted") || !strings.Contains(v, "not the active epoch") && !strings.Contains(v, "new work must use") {
+		t.Fatalf("fenced detail:\n%s", v)
+	}
+}
+
+func TestLiveRefreshKeepsSelection(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:a", "refund", "first", "refund-bot")
+	f.guard("refund:b", "refund", "second", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "second")
+	tm.Send(press("j")) // to refund:a
+	waitFor(t, tm, "first")
+	// Another process writes; no key is pressed.
+	other := f.other()
+	start := time.Now()
+	if _, err := other.Guard(ctx, "refund:c", ledger.Payload{Kind: "refund", Target: "t", Body: "third"}, ledger.GuardOptions{Agent: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	waitWithin(t, tm, "Pending 3", time.Second)
+	t.Logf("other process's write shown after %v", time.Since(start))
+	fm := finalModel(t, tm)
+	if it, _ := fm.list().current(); it.Key != "refund:a" || fm.detail.key != "refund:a" {
+		t.Fatalf("selection moved to %s (detail %s)", it.Key, fm.detail.key)
+	}
+}
+
+func TestReadOnlyDisablesDecisions(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "x", "refund-bot")
+	tm := f.console(80, 24, true, "alice")
+	waitFor(t, tm, "READ-ONLY")
+	tm.Send(press("a"))
+	tm.Send(press("r"))
+	view := final(t, tm)
+	if strings.Contains(view, "action?") {
+		t.Fatal("a decision dialog opened in read-only mode")
+	}
+	if d, _ := f.s.Status(ctx, "refund:le-1"); d.State != ledger.StatePending {
+		t.Fatalf("state = %s", d.State)
+	}
+}
+
+func TestFilterHelpAndEmptyStates(t *testing.T) {
+	f := newFixture(t)
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "No pending approvals")
+	f.other().Guard(ctx, "refund:x", ledger.Payload{Kind: "refund", Target: "t", Body: "b"}, ledger.GuardOptions{Agent: "refund-bot"})
+	f.other().Guard(ctx, "report:y", ledger.Payload{Kind: "report", Target: "t", Body: "b"}, ledger.GuardOptions{Agent: "report-bot"})
+	tm.Send(press("G")) // nothing to do, must not crash on short lists
+	tm.Send(press("shift+tab"))
+	waitFor(t, tm, "report:y")
+	tm.Send(press("/"))
+	tm.Type("refund-bot")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "filter: refund-bot")
+	tm.Send(press("?"))
+	waitFor(t, tm, "mark reviewed")
+	fm := finalModel(t, tm)
+	for _, it := range fm.list().items {
+		if it.Key == "report:y" {
+			t.Fatal("filter left report:y in the list")
+		}
+	}
+	if len(fm.list().items) != 1 {
+		t.Fatalf("filtered list has %d rows", len(fm.list().items))
+	}
+}
+
+func TestResizeSmallAndBack(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", strings.Repeat("long body ", 200), "refund-bot")
+	tm := f.console(200, 60, false, "alice")
+	waitFor(t, tm, "Pending approvals 1")
+	tm.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	waitFor(t, tm, "Pending 1")
+	view := final(t, tm)
+	lines := strings.Split(view, "\n")
+	if len(lines) > 24 {
+		t.Fatalf("80x24 frame has %d lines", len(lines))
+	}
+	for i, l := range lines {
+		if lipgloss.Width(l) > 80 {
+			t.Fatalf("line %d is %d wide", i, lipgloss.Width(l))
+		}
+	}
+}
