@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/internal/benchledger"
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
@@ -365,4 +367,32 @@ func TestDBFlagAndEnv(t *testing.T) {
 	if json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 1 || rows[0]["key"] != "k" {
 		t.Fatalf("list: %s", r.stdout)
 	}
+}
+
+// BenchmarkGuardProcess100k runs one `tollgate guard` process per
+// iteration, end to end (exec, open, migrate check, guard, exit), on a
+// ledger holding 100,000 actions, and reports the median.
+func BenchmarkGuardProcess100k(b *testing.B) {
+	src, err := benchledger.Path(100_000, 1_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := filepath.Join(b.TempDir(), "ledger.db")
+	if err := benchledger.Copy(src, db); err != nil {
+		b.Fatal(err)
+	}
+	durs := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		cmd := exec.Command(bin, "--db", db, "guard", fmt.Sprintf("bench:new-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
+		err := cmd.Run()
+		durs = append(durs, time.Since(start))
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 75 {
+			b.Fatalf("guard: %v", err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
 }
