@@ -25,6 +25,8 @@ var (
 	ErrNewerSchema = errors.New("ledger schema is newer than this tollgate")
 	// ErrNotLedger means the file exists but is not an SQLite database.
 	ErrNotLedger = errors.New("file is not a tollgate ledger")
+	// ErrNeedsMigration means a read-only open found an older schema.
+	ErrNeedsMigration = errors.New("ledger needs migrating, which needs write access")
 	// ErrReadOnly means the ledger could not be written (file or disk
 	// permissions, a read-only mount or a full disk).
 	ErrReadOnly = errors.New("ledger cannot be written")

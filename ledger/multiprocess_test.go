@@ -45,6 +45,16 @@ func childMain(mode string) int {
 		return 1
 	}
 	defer s.Close()
+	switch mode {
+	case "crash":
+		return crashChild(s, id)
+	case "stress":
+		return stressWorker(s, id)
+	case "stress-approver":
+		return stressApprover(s, os.Getenv("TOLLGATE_CHILD_STOP"))
+	case "stress-console":
+		return stressConsole(s, os.Getenv("TOLLGATE_CHILD_STOP"))
+	}
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)

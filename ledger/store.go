@@ -77,6 +77,13 @@ func DefaultPath() (string, error) {
 // dsn builds the connection string. Pragmas go here because they are per
 // connection: a pool opens connections whenever it likes.
 func dsn(path string, busy time.Duration, writer bool) string {
+	return dsnWith(path, busy, writer, false)
+}
+
+// dsnWith adds immutable=1 for a ledger on read-only media: without write
+// access to the folder SQLite cannot create the WAL index, and nobody can
+// be writing the file there anyway.
+func dsnWith(path string, busy time.Duration, writer, immutable bool) string {
 	q := url.Values{}
 	ms := strconv.FormatInt(busy.Milliseconds(), 10)
 	q.Add("_pragma", "busy_timeout("+ms+")")
@@ -88,6 +95,10 @@ func dsn(path string, busy time.Duration, writer bool) string {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
+		q.Set("mode", "ro")
+	}
+	if immutable {
+		q.Set("immutable", "1")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
@@ -131,7 +142,18 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			s.Close()
 			return nil, err
 		}
-	} else if err := s.checkVersion(ctx); err != nil {
+	} else if err := s.checkVersion(ctx); errors.Is(err, ErrReadOnly) {
+		s.r.Close()
+		if s.r, err = sql.Open("sqlite", dsnWith(path, opt.BusyTimeout, false, true)); err != nil {
+			return nil, err
+		}
+		s.r.SetMaxOpenConns(4)
+		s.rc = newStmtCache(s.r)
+		if err := s.checkVersion(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	} else if err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -222,7 +244,7 @@ func (s *Store) checkVersion(ctx context.Context) error {
 		return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, SchemaVersion())
 	}
 	if v < SchemaVersion() {
-		return fmt.Errorf("%w: ledger %s has schema version %d and needs migrating, which needs write access", ErrReadOnly, s.path, v)
+		return fmt.Errorf("%w: ledger %s has schema version %d, this build writes %d", ErrNeedsMigration, s.path, v, SchemaVersion())
 	}
 	return nil
 }
