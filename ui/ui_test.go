@@ -459,3 +459,22 @@ func TestResizeSmallAndBack(t *testing.T) {
 		}
 	}
 }
+
+func TestDetailScrollsWhenFocused(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", strings.Repeat("line\n", 40), "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, `line\n`)
+	tm.Send(press("enter"))
+	for i := 0; i < 5; i++ {
+		tm.Send(press("j"))
+	}
+	waitFor(t, tm, "esc cancel")
+	fm := finalModel(t, tm)
+	if !fm.detail.focused || fm.detail.vp.YOffset != 5 {
+		t.Fatalf("focused %v, offset %d", fm.detail.focused, fm.detail.vp.YOffset)
+	}
+	if it, _ := fm.list().current(); it.Key != "refund:le-1" {
+		t.Fatalf("the list moved instead: %s", it.Key)
+	}
+}
