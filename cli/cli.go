@@ -242,17 +242,19 @@ func writeJSON(w io.Writer, v any) {
 	w.Write(append(b, '\n'))
 }
 
+// ledgerPath is --db, else TOLLGATE_DB, else the XDG default.
+func (c *cmdCtx) ledgerPath() (string, error) {
+	if c.db != "" {
+		return c.db, nil
+	}
+	return ledger.DefaultPath()
+}
+
 // open opens the ledger chosen by --db, TOLLGATE_DB or the default path.
 func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error) {
-	path := c.db
-	if path == "" {
-		path = c.env.Getenv("TOLLGATE_DB")
-	}
-	if path == "" {
-		var err error
-		if path, err = ledger.DefaultPath(); err != nil {
-			return nil, err
-		}
+	path, err := c.ledgerPath()
+	if err != nil {
+		return nil, err
 	}
 	if !readOnly {
 		return ledger.Open(ctx, path, ledger.Options{})

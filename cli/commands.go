@@ -105,15 +105,9 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	if c.env.Console == nil {
 		return ExitError, errors.New("this build has no console")
 	}
-	path := c.db
-	if path == "" {
-		path = c.env.Getenv("TOLLGATE_DB")
-	}
-	if path == "" {
-		var err error
-		if path, err = ledger.DefaultPath(); err != nil {
-			return ExitError, err
-		}
+	path, err := c.ledgerPath()
+	if err != nil {
+		return ExitError, err
 	}
 	return ExitOK, c.env.Console(ctx, ConsoleOptions{DB: path, Operator: c.operator(), ReadOnly: *c.bools["read-only"]})
 }
