@@ -257,7 +257,7 @@ func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error)
 		return nil, err
 	}
 	if !readOnly {
-		return ledger.Open(ctx, path, ledger.Options{})
+		return ledger.Open(ctx, path, ledger.Options{OneShot: true})
 	}
 	// A reading command must not create a ledger, but should migrate an
 	// older one (a fixture-made file) when it can write; on a read-only

@@ -36,6 +36,11 @@ type Options struct {
 	BusyTimeout time.Duration
 	// ReadOnly opens only the reader pool: no migration, no write.
 	ReadOnly bool
+	// OneShot is for a process that makes one call and exits (the CLI):
+	// writes skip the read-only fast path, so only the writer connection
+	// is opened and the schema is parsed once, which costs more than the
+	// call itself with modernc.org/sqlite.
+	OneShot bool
 }
 
 // Store is an open ledger. It is safe for concurrent use by many
@@ -49,6 +54,7 @@ type Store struct {
 	fast *sql.Stmt // fastLookup
 	now  func() time.Time
 	ro   bool
+	one  bool // OneShot
 }
 
 // Path returns the ledger file path.
@@ -114,7 +120,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.BusyTimeout == 0 {
 		opt.BusyTimeout = 5 * time.Second
 	}
-	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly}
+	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly}
 	if opt.ReadOnly {
 		if _, err := os.Stat(path); err != nil {
 			return nil, fmt.Errorf("open ledger: %w", err)
@@ -156,6 +162,9 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	} else if err != nil {
 		s.Close()
 		return nil, err
+	}
+	if s.one {
+		return s, nil // no fast path: it would open a second connection
 	}
 	if s.fast, err = s.r.PrepareContext(ctx, "SELECT "+indexCols+" FROM action_index WHERE action_key = ?"); err != nil {
 		s.Close()
@@ -255,6 +264,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
+	}
+	// The common case, an up-to-date ledger, is answered by one read; the
+	// write lock is taken only when there is work to do. A one-shot
+	// process asks its writer connection, the only one it will open.
+	db := s.r
+	if s.one {
+		db = s.w
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err == nil && v == ms[len(ms)-1].version {
+		return nil
 	}
 	for _, m := range ms {
 		err := s.write(ctx, func(tx *Tx) error {

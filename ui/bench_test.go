@@ -96,6 +96,10 @@ func BenchmarkConsoleMillion(b *testing.B) {
 		m.Close()
 	}
 	n := float64(b.N)
+	// The targets of the console's scale requirement.
+	if first/time.Duration(b.N) > 500*time.Millisecond || detail/time.Duration(b.N) > 50*time.Millisecond || rss > 150 {
+		b.Errorf("over target: first frame %v, move %v, rss %.0f MB", first/time.Duration(b.N), detail/time.Duration(b.N), rss)
+	}
 	b.ReportMetric(float64(first.Microseconds())/1000/n, "first-frame-ms")
 	b.ReportMetric(float64(render.Microseconds())/1000/n, "move-render-ms")
 	b.ReportMetric(float64(detail.Microseconds())/1000/n, "move-with-detail-ms")
