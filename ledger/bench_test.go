@@ -4,7 +4,9 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
 )
@@ -110,4 +112,69 @@ func BenchmarkGuardReplay(b *testing.B) {
 			b.Fatal(a, err)
 		}
 	}
+}
+
+// BenchmarkRatios interleaves each operation with its baseline, iteration
+// by iteration, so that both see the same disk: fsync latency here drifts
+// by a factor of two between runs minutes apart, which would make ratios
+// of separate benchmarks meaningless. It reports the medians and
+// throughput ratios (baseline time / operation time).
+func BenchmarkRatios(b *testing.B) {
+	raw := rawWriter(b)
+	s, _ := openTest(b)
+	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
+	s.Record(ctx, "k", pay, RecordOptions{})
+	sel, err := s.r.Prepare("SELECT payload_sha256 FROM intents WHERE action_key = ?")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sel.Close()
+	h := pay.Digest()
+	var tRaw, tNew, tGuard, tSel, tRetry []time.Duration
+	timeIt := func(dst *[]time.Duration, f func() error) {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		*dst = append(*dst, time.Since(start))
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		timeIt(&tRaw, func() error {
+			tx, err := raw.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(fixtureInsert, fmt.Sprintf("raw:%d", i), h); err != nil {
+				return err
+			}
+			return tx.Commit()
+		})
+		timeIt(&tNew, func() error {
+			_, err := s.Record(ctx, fmt.Sprintf("rec:%d", i), pay, RecordOptions{Agent: "bench"})
+			return err
+		})
+		timeIt(&tGuard, func() error {
+			_, err := s.Guard(ctx, fmt.Sprintf("g:%d", i), Payload{"auto", "t", "b"}, GuardOptions{Agent: "bench"})
+			return err
+		})
+		for j := 0; j < 20; j++ {
+			timeIt(&tSel, func() error { var x string; return sel.QueryRow("k").Scan(&x) })
+			timeIt(&tRetry, func() error { _, err := s.Record(ctx, "k", pay, RecordOptions{}); return err })
+		}
+	}
+	b.StopTimer()
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds()) / 1000
+	}
+	raw_, new_, guard, sel_, retry := med(tRaw), med(tNew), med(tGuard), med(tSel), med(tRetry)
+	b.ReportMetric(raw_, "raw-insert-us")
+	b.ReportMetric(new_, "record-new-us")
+	b.ReportMetric(guard, "guard-auto-us")
+	b.ReportMetric(sel_, "raw-select-us")
+	b.ReportMetric(retry, "record-retry-us")
+	b.ReportMetric(raw_/new_, "new/raw")
+	b.ReportMetric(raw_/guard, "guard/raw")
+	b.ReportMetric(sel_/retry, "retry/select")
 }

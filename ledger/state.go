@@ -75,8 +75,6 @@ func stateSQL(st State, now int64) (string, []any) {
 // indexRow is one key's row of the action index.
 type indexRow struct {
 	Key      string
-	Logical  string
-	Epoch    string
 	Kind     string
 	Agent    string
 	Stage    string
@@ -86,18 +84,11 @@ type indexRow struct {
 	Redacted bool
 }
 
-// indexCols are the columns a key's answers need; the logical key and
-// epoch come from parsing the key itself.
+// indexCols are the columns a key's answers need.
 const indexCols = "kind, agent, stage, deadline_ms, payload_sha256, retained, redacted"
 
 func (r *indexRow) scan(row *sql.Row) error {
-	if err := row.Scan(&r.Kind, &r.Agent, &r.Stage, &r.Deadline, &r.SHA256, &r.Retained, &r.Redacted); err != nil {
-		return err
-	}
-	if k, err := ParseKey(r.Key); err == nil {
-		r.Logical, r.Epoch = k.Logical, k.Epoch
-	}
-	return nil
+	return row.Scan(&r.Kind, &r.Agent, &r.Stage, &r.Deadline, &r.SHA256, &r.Retained, &r.Redacted)
 }
 
 // fastLookup reads a key's index row with one prepared statement outside
