@@ -257,5 +257,6 @@ func (d *detailView) sideBySide(stored *ledger.Payload, c *ledger.ConflictRow, w
 	}
 	left := st.Column.Width(colW).Render(col("stored", stored, stored == nil))
 	right := st.Column.Width(colW).Render(col("attempted", c.Attempted, c.Redacted))
-	return lipgloss.JoinHorizontal(lipgloss.Top, left, " │ ", right) + "\n"
+	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(left), lipgloss.Height(right))), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, rule, right) + "\n"
 }

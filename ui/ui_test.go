@@ -478,3 +478,14 @@ func TestDetailScrollsWhenFocused(t *testing.T) {
 		t.Fatalf("the list moved instead: %s", it.Key)
 	}
 }
+
+func TestConflictGolden(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	f.guard("refund:le-1", "refund", "refund 99 EUR", "retry-bot")
+	tm := f.console(100, 40, false, "alice")
+	waitFor(t, tm, "Conflicts 1")
+	tm.Send(press("tab"))
+	waitFor(t, tm, "≠ body")
+	requireGolden(t, final(t, tm))
+}
