@@ -266,7 +266,7 @@ func TestListFiltersAndCounts(t *testing.T) {
 		{Filter{}, 7}, {Filter{State: StatePending}, 3}, {Filter{State: StateExecuting}, 3},
 		{Filter{Kind: "email"}, 3}, {Filter{Agent: "agent-1"}, 2}, {Filter{KeyPrefix: "a:"}, 6},
 		{Filter{KeyPrefix: "b"}, 1}, {Filter{State: StateRecorded}, 1}, {Filter{Text: "agent-2"}, 2},
-		{Filter{Limit: 2}, 2}, {Filter{BeforeID: 3}, 2},
+		{Filter{Limit: 2}, 2}, {Filter{BeforeID: 3}, 2}, {Filter{Text: "acct-1"}, 1},
 	}
 	for _, tc := range tests {
 		rows, err := s.List(ctx, tc.f)

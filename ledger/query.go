@@ -17,7 +17,8 @@ type Filter struct {
 	Kind      string
 	KeyPrefix string // a prefix of the logical key
 	Epoch     string
-	// Text matches a substring of the key, agent or kind (the console's /).
+	// Text matches a substring of the key, agent, kind or target (the
+	// console's /).
 	Text string
 	// BeforeID pages backwards: only rows with an id below it.
 	BeforeID int64
@@ -69,8 +70,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		where, args = append(where, "logical_key >= ? AND logical_key < ?"), append(args, f.KeyPrefix, f.KeyPrefix+"\xff")
 	}
 	if f.Text != "" {
-		where = append(where, "(instr(action_key, ?) > 0 OR instr(agent, ?) > 0 OR instr(kind, ?) > 0)")
-		args = append(args, f.Text, f.Text, f.Text)
+		where = append(where, "(instr(action_key, ?) > 0 OR instr(agent, ?) > 0 OR instr(kind, ?) > 0 OR instr(target, ?) > 0)")
+		args = append(args, f.Text, f.Text, f.Text, f.Text)
 	}
 	if f.BeforeID > 0 {
 		where, args = append(where, "id < ?"), append(args, f.BeforeID)

@@ -140,8 +140,12 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, updated_ms = ?,
-		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, now, boolInt(opt.Redact), key); err != nil {
+	target := p.Target
+	if opt.Redact {
+		target = ""
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, target = ?, updated_ms = ?,
+		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), key); err != nil {
 		return err
 	}
 	return appendEvent(ctx, tx, key, "recorded", opt.Agent, map[string]any{
