@@ -61,11 +61,13 @@ func (d *detailView) show(it item, ok bool) {
 		d.render()
 		return
 	}
-	if it.Key != d.key || it.ID != d.id {
-		d.vp.GotoTop()
-		d.detail = nil
-	}
+	changed := it.Key != d.key || it.ID != d.id
 	d.key, d.id, d.item = it.Key, it.ID, it
+	if changed {
+		d.vp.GotoTop()
+		d.detail, d.err = nil, nil
+		d.render() // "loading <key>" until the detail arrives
+	}
 }
 
 // setDetail stores a loaded detail when it still matches the selection.

@@ -526,9 +526,6 @@ func (m *Model) tabs(w int) string {
 		}
 	}
 	line := strings.Join(tabs, m.styles.TabGap.Render("│"))
-	if m.filter != "" {
-		line += m.styles.Muted.Render("  filter: " + safetext.Escape(m.filter))
-	}
 	return ansi.Truncate(line, w, "…")
 }
 
@@ -561,6 +558,15 @@ func (m *Model) statusBar(w int) string {
 		return line + "\n" + st.StatusError.Render(ansi.Truncate("! "+m.lastErr, w, "…"))
 	case m.notice != "":
 		return line + "\n" + st.StatusOK.Render(ansi.Truncate(m.notice, w, "…"))
+	case m.filter != "":
+		shown := "loading"
+		if l := m.list(); l.loaded {
+			shown = fmt.Sprintf("%d shown", len(l.items))
+			if l.more {
+				shown += "+"
+			}
+		}
+		return line + "\n" + st.Muted.Render(ansi.Truncate("filter: "+safetext.Escape(m.filter)+" · "+shown+" · esc clears", w, "…"))
 	}
 	return line + "\n"
 }

@@ -371,6 +371,7 @@ func TestFencedView(t *testing.T) {
 	tm.Send(press("shift+tab"))
 	tm.Send(press("shift+tab"))
 	waitFor(t, tm, "refund:late-call")
+	waitFor(t, tm, "never admitted")
 	fm := finalModel(t, tm)
 	if v := fm.View(); !strings.Contains(v, "never admitted") || !strings.Contains(v, "not the active epoch") && !strings.Contains(v, "new work must use") {
 		t.Fatalf("fenced detail:\n%s", v)
@@ -427,7 +428,7 @@ func TestFilterHelpAndEmptyStates(t *testing.T) {
 	tm.Send(press("/"))
 	tm.Type("refund-bot")
 	tm.Send(press("enter"))
-	waitFor(t, tm, "filter: refund-bot")
+	waitFor(t, tm, "filter: refund-bot · 1 shown")
 	tm.Send(press("?"))
 	waitFor(t, tm, "mark reviewed")
 	fm := finalModel(t, tm)
