@@ -308,7 +308,9 @@ func (c *cmdCtx) payload() (ledger.Payload, error) {
 		if c.str("kind") != "" || c.str("target") != "" || c.str("body") != "" || c.str("body-file") != "" {
 			return ledger.Payload{}, usagef("--payload-json replaces --kind, --target, --body and --body-file")
 		}
-		data, err := c.readInput(pj, 3*maxBodyBytes*6+64)
+		// Each field may be 4000 code points of 12 bytes once escaped
+		// (a surrogate pair), plus the object's own punctuation.
+		data, err := c.readInput(pj, 3*12*ledger.MaxFieldRunes+64)
 		if err != nil {
 			return ledger.Payload{}, err
 		}

@@ -543,7 +543,13 @@ func (m *Model) statusBar(w int) string {
 	if !m.refresh.IsZero() {
 		refreshed = "refreshed " + m.refresh.Format("15:04:05")
 	}
-	right := fmt.Sprintf(" · epoch %s · operator %s%s · %s", epoch, safetext.Escape(m.opt.Operator), mode, refreshed)
+	c := m.counts
+	right := fmt.Sprintf(" · epoch %s · operator %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,
+		safetext.Escape(m.opt.Operator), mode, c.Pending, c.Conflicts, c.Uncertain, c.Fenced, refreshed)
+	if w < 140 {
+		right = fmt.Sprintf(" · epoch %s · op %s%s · P%d C%d U%d F%d · %s", epoch, safetext.Escape(m.opt.Operator), mode,
+			c.Pending, c.Conflicts, c.Uncertain, c.Fenced, strings.TrimPrefix(refreshed, "refreshed "))
+	}
 	path := safetext.Escape(m.store.Path())
 	room := w - ansi.StringWidth(right) - len("ledger ")
 	if room < 8 {

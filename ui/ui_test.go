@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"regexp"
 	"context"
 	"errors"
 	"io"
@@ -31,10 +32,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`)
+
 // requireGolden compares a frame with testdata/<test>.golden in the
 // package folder, through the golden package (its -update flag rewrites).
+// Random permit ids are masked; the fixed test epoch (version 4 shaped,
+// 11111111-...) is kept.
 func requireGolden(t *testing.T, view string) {
 	t.Helper()
+	view = uuidRE.ReplaceAllStringFunc(view, func(u string) string {
+		if strings.HasPrefix(u, "11111111-") {
+			return u
+		}
+		return "<permit-id-xxxx-xxxx-xxxx-xxxxxxxxxxxx>"[:36]
+	})
 	wd, _ := os.Getwd()
 	if err := os.Chdir(pkgDir); err != nil {
 		t.Fatal(err)
@@ -373,6 +384,7 @@ func TestFencedView(t *testing.T) {
 	waitFor(t, tm, "refund:late-call")
 	waitFor(t, tm, "never admitted")
 	fm := finalModel(t, tm)
+	requireGolden(t, fm.View())
 	if v := fm.View(); !strings.Contains(v, "never admitted") || !strings.Contains(v, "not the active epoch") && !strings.Contains(v, "new work must use") {
 		t.Fatalf("fenced detail:\n%s", v)
 	}
@@ -488,5 +500,34 @@ func TestConflictGolden(t *testing.T) {
 	waitFor(t, tm, "Conflicts 1")
 	tm.Send(press("tab"))
 	waitFor(t, tm, "≠ body")
+	requireGolden(t, final(t, tm))
+}
+
+// TestUncertainDialogGolden: the reconcile prompt names the key and shows
+// its digest beside the decision.
+func TestUncertainDialogGolden(t *testing.T) {
+	f := newFixture(t)
+	f.guard("report:q4", "report", "export totals", "report-bot")
+	f.clock.Add(2 * time.Minute)
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "Uncertain 1")
+	tm.Send(press("tab"))
+	tm.Send(press("tab"))
+	waitFor(t, tm, "holder report-bot")
+	tm.Send(press("c"))
+	waitFor(t, tm, "Reconcile 1 action?")
+	waitFor(t, tm, "sha256 "+ledger.Payload{Kind: "report", Target: "acct-7", Body: "export totals"}.Digest())
+	requireGolden(t, final(t, tm))
+}
+
+func TestAllViewGolden(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "a", "refund-bot")
+	f.guard("report:daily-1", "report", "b", "report-bot")
+	f.s.Record(ctx, "note:1", ledger.Payload{Kind: "note", Target: "t", Body: "c"}, ledger.RecordOptions{Agent: "n", Redact: true})
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "All 3")
+	tm.Send(press("shift+tab"))
+	waitFor(t, tm, "body withheld")
 	requireGolden(t, final(t, tm))
 }
