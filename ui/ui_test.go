@@ -2,11 +2,11 @@ package ui
 
 import (
 	"bytes"
-	"regexp"
 	"context"
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
