@@ -21,6 +21,7 @@ import (
 // parent checks after killing it.
 func crashChild(s *Store, id int) int {
 	out := os.Stdout // unbuffered: a printed line is a returned call
+	fmt.Fprintln(out, "ready")
 	for i := 0; ; i++ {
 		key := fmt.Sprintf("crash:p%d-%d", id, i)
 		if i%3 == 0 {
@@ -77,6 +78,7 @@ func TestCrashWithSIGKILL(t *testing.T) {
 				t.Fatal(err)
 			}
 			wg.Add(1)
+			ready := make(chan struct{})
 			go func() {
 				defer wg.Done()
 				sc := bufio.NewScanner(stdout)
@@ -84,6 +86,8 @@ func TestCrashWithSIGKILL(t *testing.T) {
 					f := strings.Fields(sc.Text())
 					mu.Lock()
 					switch {
+					case len(f) == 1 && f[0] == "ready":
+						close(ready)
 					case len(f) == 3 && f[0] == "permit":
 						if old, ok := permits[f[1]]; ok && old != f[2] {
 							t.Errorf("key %s was given two permits: %s and %s", f[1], old, f[2])
@@ -95,8 +99,15 @@ func TestCrashWithSIGKILL(t *testing.T) {
 					mu.Unlock()
 				}
 			}()
-			delay := time.Duration(30+rng.IntN(200)) * time.Millisecond
+			// Kill at a random moment after the writer has opened the
+			// ledger, so that every kill lands in the middle of its work
+			// however slow the start (the race detector slows it a lot).
+			delay := time.Duration(10+rng.IntN(150)) * time.Millisecond
 			go func() {
+				select {
+				case <-ready:
+				case <-time.After(30 * time.Second):
+				}
 				time.Sleep(delay)
 				cmd.Process.Signal(syscall.SIGKILL)
 			}()
@@ -109,7 +120,7 @@ func TestCrashWithSIGKILL(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	if len(permits) < 20 {
+	if len(permits) < rounds {
 		t.Fatalf("only %d permits acknowledged: the writers were killed too early to test anything", len(permits))
 	}
 	// After the leases ran out, check every promise.
