@@ -255,6 +255,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 		{"event", "UPDATE events SET actor = 'mallory' WHERE seq = 2", "events", "seq=2"},
 		{"deleted event", "DELETE FROM events WHERE seq = 2", "events", "seq=3"},
 		{"conflict", "UPDATE conflicts SET attempted = replace(attempted, 'zz', 'yy')", "conflicts", "id=1"},
+		{"index stage", "UPDATE action_index SET stage = 'succeeded' WHERE action_key = 'k1'", "action_index", `action_key="k1"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,6 +50,9 @@ func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
 		if err := verifyPayloads(ctx, tx, &rep); err != nil {
 			return err
 		}
+		if err := verifyIndex(ctx, tx, &rep); err != nil {
+			return err
+		}
 		return verifyConflicts(ctx, tx, &rep)
 	})
 	return rep, err
@@ -147,6 +150,50 @@ func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		}
 		if sha256Hex([]byte(a)) != h {
 			rep.add("conflicts", fmt.Sprintf("id=%d", id), "attempted payload does not hash to attempted_sha256")
+		}
+	}
+	return rows.Err()
+}
+
+// verifyIndex recomputes every key's stage and deadline from the facts and
+// compares them with the action index, the one table that is updated.
+func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.stage, x.deadline_ms,
+		CASE
+			WHEN c.action_key IS NOT NULL THEN 'reconciled'
+			WHEN r.outcome = 'unknown' THEN 'uncertain'
+			WHEN r.outcome IS NOT NULL THEN r.outcome
+			WHEN p.action_key IS NOT NULL THEN 'executing'
+			WHEN d.decision IS NOT NULL THEN d.decision
+			WHEN q.action_key IS NOT NULL THEN 'pending'
+			WHEN e.mode = 'deny' THEN 'denied'
+			ELSE 'recorded'
+		END,
+		CASE
+			WHEN c.action_key IS NULL AND r.outcome IS NULL AND p.action_key IS NOT NULL THEN p.lease_ms
+			WHEN p.action_key IS NULL AND d.decision IS NULL AND q.action_key IS NOT NULL THEN q.expires_ms
+			ELSE 0
+		END
+		FROM action_index x
+		LEFT JOIN reconciliations c ON c.action_key = x.action_key
+		LEFT JOIN reports r ON r.action_key = x.action_key AND r.kind = 'accepted'
+		LEFT JOIN permits p ON p.action_key = x.action_key
+		LEFT JOIN decisions d ON d.action_key = x.action_key
+		LEFT JOIN approval_requests q ON q.action_key = x.action_key
+		LEFT JOIN policy_evals e ON e.action_key = x.action_key
+		ORDER BY x.id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key, stage, want string
+		var deadline, wantDeadline int64
+		if err := rows.Scan(&key, &stage, &deadline, &want, &wantDeadline); err != nil {
+			return err
+		}
+		if stage != want || deadline != wantDeadline {
+			rep.add("action_index", fmt.Sprintf("action_key=%q", key), "stage %s (deadline %d) disagrees with the facts: %s (deadline %d)", stage, deadline, want, wantDeadline)
 		}
 	}
 	return rows.Err()
