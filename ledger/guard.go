@@ -122,10 +122,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, now int64) (Answer, *FencedError, error) {
 	key := k.String()
 	a := Answer{Key: key, Logical: k.Logical, Epoch: k.Epoch, SHA256: in.SHA256, Replayed: !in.Created}
-	ix, err := loadIndex(ctx, tx, key)
-	if err != nil {
-		return a, nil, err
-	}
+	ix := in.ix
 	switch ix.Stage {
 	case "recorded", "approved":
 		// Both lead to a new permit (or a request); a key admitted under an

@@ -31,6 +31,9 @@ type Intent struct {
 	Agent    string
 	Kind     string
 	State    State
+	// ix is the index row the intent was read from or written as, so that
+	// Guard, in the same transaction, does not read it again.
+	ix indexRow
 }
 
 // MaxAgentLen bounds agent and operator names.
@@ -106,6 +109,7 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, opt RecordOptions, 
 		}
 		out.Created, out.Retained, out.Redacted = true, true, opt.Redact
 		out.Agent, out.Kind, out.State = opt.Agent, p.Kind, StateRecorded
+		out.ix = indexRow{Key: key, Kind: p.Kind, Agent: opt.Agent, Stage: "recorded", SHA256: digest, Retained: true, Redacted: opt.Redact}
 		return out, nil, nil, nil
 	case err != nil:
 		return out, nil, nil, err
@@ -117,7 +121,7 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, opt RecordOptions, 
 	if stored == digest {
 		return out, nil, nil, nil
 	}
-	ce, err := logConflict(ctx, tx, k, p, stored, opt, now)
+	ce, err := logConflict(ctx, tx, k, p, digest, stored, opt, now)
 	if ce != nil {
 		ce.State = out.State
 	}
@@ -164,11 +168,11 @@ func loadIntent(ctx context.Context, tx *Tx, out *Intent, now int64) error {
 
 func (ix indexRow) intent(k Key, now int64) Intent {
 	return Intent{Key: k, SHA256: ix.SHA256, Replayed: true, Retained: ix.Retained, Redacted: ix.Redacted,
-		Agent: ix.Agent, Kind: ix.Kind, State: stateFrom(ix.Stage, ix.Deadline, now)}
+		Agent: ix.Agent, Kind: ix.Kind, State: stateFrom(ix.Stage, ix.Deadline, now), ix: ix}
 }
 
 // logConflict appends the attempt to the conflict log and the chain.
-func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
+func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, digest, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
 	key := k.String()
 	var differs []string
 	var ks, ts, bs string
@@ -189,7 +193,6 @@ func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, stored string, o
 	if !opt.Redact {
 		attempted = string(p.Canonical())
 	}
-	digest := p.Digest()
 	diffText := strings.Join(differs, ",")
 	if differs == nil {
 		diffText = "unknown"

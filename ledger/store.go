@@ -60,9 +60,6 @@ type Store struct {
 // Path returns the ledger file path.
 func (s *Store) Path() string { return s.path }
 
-// Now returns the store's clock reading.
-func (s *Store) Now() time.Time { return s.now() }
-
 // DefaultPath returns the ledger path chosen when neither --db nor
 // TOLLGATE_DB is given: tollgate/ledger.db under the XDG data directory.
 func DefaultPath() (string, error) {
