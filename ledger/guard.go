@@ -86,7 +86,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// An identical retry of a key that needs no new step is answered from
 	// one index read; rejected and reconciled keys need their reason, and
 	// recorded and approved keys a write, so they take the full path.
-	if ix, ok := s.fastLookup(ctx, k.String()); ok && ix.SHA256 == p.Digest() {
+	if ix, ok := s.fastLookup(ctx, k.String(), p, p.Digest()); ok {
 		switch ix.Stage {
 		case "pending", "executing", "uncertain", "succeeded", "failed", "denied":
 			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}

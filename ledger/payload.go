@@ -68,7 +68,10 @@ func validateField(name, v string) error {
 // Python 3.12 json.dumps(p, sort_keys=True, ensure_ascii=True,
 // separators=(",", ":")) produces, which is what the seed fixture hashes.
 func (p Payload) Canonical() []byte {
-	b := make([]byte, 0, 32+len(p.Body)+len(p.Kind)+len(p.Target))
+	return p.appendCanonical(make([]byte, 0, 32+len(p.Body)+len(p.Kind)+len(p.Target)))
+}
+
+func (p Payload) appendCanonical(b []byte) []byte {
 	b = append(b, `{"body":`...)
 	b = appendPyString(b, p.Body)
 	b = append(b, `,"kind":`...)
@@ -78,12 +81,19 @@ func (p Payload) Canonical() []byte {
 	return append(b, '}')
 }
 
-// Digest returns the lowercase hex SHA-256 of the canonical JSON.
-func (p Payload) Digest() string { return sha256Hex(p.Canonical()) }
+// Digest returns the lowercase hex SHA-256 of the canonical JSON. Every
+// call computes it, retries included, so a small payload is encoded on the
+// stack.
+func (p Payload) Digest() string {
+	var buf [512]byte
+	return sha256Hex(p.appendCanonical(buf[:0]))
+}
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 const hexDigits = "0123456789abcdef"

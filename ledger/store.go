@@ -163,7 +163,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if s.one {
 		return s, nil // no fast path: it would open a second connection
 	}
-	if s.fast, err = s.r.PrepareContext(ctx, "SELECT "+indexCols+" FROM action_index WHERE action_key = ?"); err != nil {
+	if s.fast, err = s.r.PrepareContext(ctx, fastQuery); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open ledger %s: %w", path, mapDriverError(err))
 	}
