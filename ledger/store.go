@@ -131,7 +131,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	s.r.SetMaxOpenConns(4)
-	s.rc = newStmtCache(s.r)
+	s.rc = newStmtCache(s.r, s.one)
 	s.r.SetConnMaxIdleTime(time.Minute)
 	if !opt.ReadOnly {
 		s.w, err = sql.Open("sqlite", dsn(path, opt.BusyTimeout, true))
@@ -140,7 +140,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s.w.SetMaxOpenConns(1)
-		s.wc = newStmtCache(s.w)
+		s.wc = newStmtCache(s.w, s.one)
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
 			return nil, err
@@ -151,7 +151,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 		s.r.SetMaxOpenConns(4)
-		s.rc = newStmtCache(s.r)
+		s.rc = newStmtCache(s.r, s.one)
 		if err := s.checkVersion(ctx); err != nil {
 			s.Close()
 			return nil, err
@@ -192,17 +192,19 @@ func createFile(path string) error {
 
 // Close releases both pools.
 func (s *Store) Close() error {
-	var err error
-	if s.w != nil {
-		s.wc.close()
-		err = s.w.Close()
-	}
+	// Readers first: the last connection to close checkpoints the WAL into
+	// the file and removes it, and a read-only one cannot, which would leave
+	// the next process to read the whole WAL back before its first query.
 	if s.fast != nil {
 		s.fast.Close()
 	}
 	s.rc.close()
-	if e := s.r.Close(); err == nil {
-		err = e
+	err := s.r.Close()
+	if s.w != nil {
+		s.wc.close()
+		if e := s.w.Close(); err == nil {
+			err = e
+		}
 	}
 	return err
 }

@@ -13,6 +13,7 @@ import (
 type Tx struct {
 	tx    *sql.Tx
 	cache *stmtCache
+	local map[string]*sql.Stmt // see stmt
 }
 
 type stmtCache struct {
@@ -20,14 +21,22 @@ type stmtCache struct {
 	mu   sync.Mutex
 	m    map[string]*sql.Stmt
 	miss []string
+	// off is set for a one-shot process: it runs each statement once,
+	// and preparing it again for reuse would compile it twice.
+	off bool
 }
 
-func newStmtCache(db *sql.DB) *stmtCache { return &stmtCache{db: db, m: map[string]*sql.Stmt{}} }
+func newStmtCache(db *sql.DB, off bool) *stmtCache {
+	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, off: off}
+}
 
 // get returns the cached statement for q, or nil when it is not prepared
 // yet. Preparing needs a connection, and the writer pool's only connection
 // is the one the transaction holds, so misses are prepared after it ends.
 func (c *stmtCache) get(q string) *sql.Stmt {
+	if c.off {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.m[q]
@@ -62,26 +71,50 @@ func (c *stmtCache) close() {
 	c.m = map[string]*sql.Stmt{}
 }
 
+// stmt returns q prepared for this transaction, or nil to run it
+// unprepared. A one-shot store keeps no pool cache, but a statement used
+// twice in one transaction (each event appended) is still compiled once.
+func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
+	if st := t.cache.get(q); st != nil {
+		return t.tx.StmtContext(ctx, st)
+	}
+	if !t.cache.off {
+		return nil
+	}
+	if st, ok := t.local[q]; ok {
+		return st
+	}
+	st, err := t.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil // run unprepared: that reports the error where it is used
+	}
+	if t.local == nil {
+		t.local = map[string]*sql.Stmt{}
+	}
+	t.local[q] = st
+	return st
+}
+
 // ExecContext runs a cached statement inside the transaction.
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	if st := t.cache.get(q); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.ExecContext(ctx, args...)
 	}
 	return t.tx.ExecContext(ctx, q, args...)
 }
 
 // QueryContext runs a cached query inside the transaction.
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if st := t.cache.get(q); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, q, args...)
 }
 
 // QueryRowContext runs a cached single-row query inside the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	if st := t.cache.get(q); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	if st := t.stmt(ctx, q); st != nil {
+		return st.QueryRowContext(ctx, args...)
 	}
 	return t.tx.QueryRowContext(ctx, q, args...)
 }
