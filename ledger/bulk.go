@@ -32,7 +32,7 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 		conflicts = 0
 		now := ms(s.now())
 		for i, it := range items {
-			in, ce, fe, err := recordTx(ctx, tx, keys[i], it.Payload, RecordOptions{Agent: it.Agent}, now)
+			in, ce, fe, err := recordTx(ctx, tx, keys[i], it.Payload, it.Payload.Digest(), RecordOptions{Agent: it.Agent}, now)
 			if err != nil {
 				return err
 			}

@@ -86,7 +86,8 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// An identical retry of a key that needs no new step is answered from
 	// one index read; rejected and reconciled keys need their reason, and
 	// recorded and approved keys a write, so they take the full path.
-	if ix, ok := s.fastLookup(ctx, k.String(), p, p.Digest()); ok {
+	digest := p.Digest()
+	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
 		switch ix.Stage {
 		case "pending", "executing", "uncertain", "succeeded", "failed", "denied":
 			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
@@ -100,7 +101,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	err = s.write(ctx, func(tx *Tx) error {
 		conflict, fence = nil, nil
 		now := ms(s.now())
-		in, ce, fe, err := recordTx(ctx, tx, k, p, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, now)
+		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, now)
 		if err != nil || ce != nil || fe != nil {
 			conflict, fence = ce, fe
 			return err

@@ -65,7 +65,8 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	if err := checkName("agent", opt.Agent); err != nil {
 		return Intent{}, err
 	}
-	if ix, ok := s.fastLookup(ctx, k.String(), p, p.Digest()); ok {
+	digest := p.Digest()
+	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
 		return ix.intent(k, ms(s.now())), nil
 	}
 	var out Intent
@@ -75,7 +76,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 		conflict, fence = nil, nil
 		now := ms(s.now())
 		var err error
-		out, conflict, fence, err = recordTx(ctx, tx, k, p, opt, now)
+		out, conflict, fence, err = recordTx(ctx, tx, k, p, digest, opt, now)
 		return err
 	})
 	if err != nil {
@@ -90,12 +91,12 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	return out, nil
 }
 
-// recordTx stores or replays the intent inside the caller's transaction. A
-// conflict or fence is returned beside a nil error so that the caller
-// commits the logged attempt before reporting it.
-func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
+// recordTx stores or replays the intent inside the caller's transaction;
+// digest is p's, which the caller has already computed. A conflict or
+// fence is returned beside a nil error so that the caller commits the
+// logged attempt before reporting it.
+func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
 	key := k.String()
-	digest := p.Digest()
 	out := Intent{Key: k, SHA256: digest}
 	var stored string
 	err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&stored)

@@ -114,8 +114,8 @@ const fastQuery = "SELECT " + fastCols + " FROM action_index INDEXED BY action_i
 // own snapshot) and without taking the write lock. It reports false when
 // the key is unknown, its digest differs from the payload's, or the row
 // cannot be read: the caller then takes the full, transactional path.
-func (s *Store) fastLookup(ctx context.Context, key string, p Payload, digest string) (indexRow, bool) {
-	r := indexRow{Key: key, Kind: p.Kind}
+func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (indexRow, bool) {
+	r := indexRow{Key: key, Kind: kind}
 	if s.fast == nil {
 		return r, false
 	}
