@@ -177,7 +177,11 @@ func BenchmarkRatios(b *testing.B) {
 	b.ReportMetric(raw_/new_, "new/raw")
 	b.ReportMetric(raw_/guard, "guard/raw")
 	b.ReportMetric(sel_/retry, "retry/select")
-	// The goals of the ledger core: a benchmark run below them fails.
+	// The goals of the ledger core: a run below them fails. Go first runs
+	// every benchmark once with b.N = 1, whose medians say little.
+	if b.N < 100 {
+		return
+	}
 	if raw_/new_ < 0.6 {
 		b.Errorf("Record of a new key runs at %.2f of the raw insert; the goal is at least 0.6", raw_/new_)
 	}
