@@ -71,21 +71,13 @@ func (s *Store) Timeline(ctx context.Context, key string) ([]Event, error) {
 }
 
 func timeline(ctx context.Context, tx *Tx, key string) ([]Event, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash
-		FROM events WHERE action_key = ? ORDER BY seq`, key)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
+	return queryRows(ctx, tx, `SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash
+		FROM events WHERE action_key = ? ORDER BY seq`, []any{key}, func(rows *sql.Rows, e *Event) error {
 		var d string
 		if err := rows.Scan(&e.Seq, &e.ActionKey, &e.Type, &e.Actor, &d, &e.At, &e.PrevHash, &e.Hash); err != nil {
-			return nil, err
+			return err
 		}
 		_ = json.Unmarshal([]byte(d), &e.Detail)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return nil
+	})
 }

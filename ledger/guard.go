@@ -215,23 +215,13 @@ func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now in
 }
 
 func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, pattern, mode, ttl_ms FROM policy_rules
-		WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []approvals.Rule
-	for rows.Next() {
-		var r approvals.Rule
+	return queryRows(ctx, tx, `SELECT id, pattern, mode, ttl_ms FROM policy_rules
+		WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id`, nil, func(rows *sql.Rows, r *approvals.Rule) error {
 		var ttl int64
-		if err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl)
 		r.TTL = time.Duration(ttl) * time.Millisecond
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return err
+	})
 }
 
 // evaluatePolicy applies the rules once per key and stores the result.

@@ -83,24 +83,17 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	q += " ORDER BY id DESC LIMIT ?"
 	args = append(args, f.Limit)
 	var out []Row
-	err := s.read(ctx, func(tx *Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r Row
+	err := s.read(ctx, func(tx *Tx) (err error) {
+		out, err = queryRows(ctx, tx, q, args, func(rows *sql.Rows, r *Row) error {
 			var stage string
 			var dl, up int64
 			if err := rows.Scan(&r.ID, &r.Key, &r.Logical, &r.Epoch, &r.Kind, &r.Agent, &stage, &dl, &up); err != nil {
 				return err
 			}
 			r.State, r.Deadline, r.Updated = stateFrom(stage, dl, now), fromMS(dl), fromMS(up)
-			out = append(out, r)
-		}
-		return rows.Err()
+			return nil
+		})
+		return err
 	})
 	return out, err
 }
@@ -156,15 +149,8 @@ func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID i
 		AND (? = '' OR instr(c.action_key, ?) > 0 OR instr(c.agent, ?) > 0) AND (? = 0 OR c.id < ?)
 		ORDER BY c.id DESC LIMIT ?`
 	var out []ConflictRow
-	err := s.read(ctx, func(tx *Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c ConflictRow
+	err := s.read(ctx, func(tx *Tx) (err error) {
+		out, err = queryRows(ctx, tx, q, []any{all, text, text, text, beforeID, beforeID, limit}, func(rows *sql.Rows, c *ConflictRow) error {
 			var att sql.NullString
 			var at int64
 			if err := rows.Scan(&c.ID, &c.Key, &c.StoredSHA256, &c.AttemptSHA, &att, &c.Redacted, &c.Differs, &c.Agent, &at, &c.Reviewed); err != nil {
@@ -176,9 +162,9 @@ func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID i
 					c.Attempted = &p
 				}
 			}
-			out = append(out, c)
-		}
-		return rows.Err()
+			return nil
+		})
+		return err
 	})
 	return out, err
 }
@@ -208,23 +194,16 @@ func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int6
 		AND (? = '' OR instr(f.action_key, ?) > 0 OR instr(f.agent, ?) > 0) AND (? = 0 OR f.id < ?)
 		ORDER BY f.id DESC LIMIT ?`
 	var out []FencedRow
-	err := s.read(ctx, func(tx *Tx) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, q, all, text, text, text, beforeID, beforeID, limit)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var f FencedRow
+	err := s.read(ctx, func(tx *Tx) (err error) {
+		out, err = queryRows(ctx, tx, q, []any{all, text, text, text, beforeID, beforeID, limit}, func(rows *sql.Rows, f *FencedRow) error {
 			var at int64
 			if err := rows.Scan(&f.ID, &f.Key, &f.KeyEpoch, &f.ActiveEpoch, &f.SHA256, &f.Agent, &f.Reason, &at, &f.Reviewed); err != nil {
 				return err
 			}
 			f.At = fromMS(at)
-			out = append(out, f)
-		}
-		return rows.Err()
+			return nil
+		})
+		return err
 	})
 	return out, err
 }
@@ -313,21 +292,16 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 		var iss, lease int64
 		tx.QueryRowContext(ctx, "SELECT permit_id, agent, issued_ms, lease_ms FROM permits WHERE action_key = ?", key).Scan(&d.PermitID, &d.Holder, &iss, &lease)
 		d.Issued, d.Lease = fromMS(iss), fromMS(lease)
-		rows, err := tx.QueryContext(ctx, "SELECT outcome, ref, latency_ms, kind, at_ms FROM reports WHERE action_key = ? ORDER BY id", key)
+		d.Reports, err = queryRows(ctx, tx, "SELECT outcome, ref, latency_ms, kind, at_ms FROM reports WHERE action_key = ? ORDER BY id", []any{key},
+			func(rows *sql.Rows, r *ReportRow) error {
+				var at int64
+				err := rows.Scan(&r.Outcome, &r.Ref, &r.Latency, &r.Kind, &at)
+				r.At = fromMS(at)
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var r ReportRow
-			var at int64
-			if err := rows.Scan(&r.Outcome, &r.Ref, &r.Latency, &r.Kind, &at); err != nil {
-				rows.Close()
-				return err
-			}
-			r.At = fromMS(at)
-			d.Reports = append(d.Reports, r)
-		}
-		rows.Close()
 		var rc Reconciliation
 		if err := tx.QueryRowContext(ctx, "SELECT result, operator, note, at_ms FROM reconciliations WHERE action_key = ?", key).Scan(&rc.Result, &rc.Operator, &rc.Note, &at); err == nil {
 			rc.Key, rc.At = key, fromMS(at)

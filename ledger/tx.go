@@ -118,3 +118,22 @@ func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Ro
 	}
 	return t.tx.QueryRowContext(ctx, q, args...)
 }
+
+// queryRows runs q inside the transaction and returns one T per row, each
+// filled by scan: the loop every multi-row read shares.
+func queryRows[T any](ctx context.Context, tx *Tx, q string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
