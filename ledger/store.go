@@ -39,7 +39,8 @@ type Options struct {
 	// OneShot is for a process that makes one call and exits (the CLI):
 	// writes skip the read-only fast path, so only the writer connection
 	// is opened and the schema is parsed once, which costs more than the
-	// call itself with modernc.org/sqlite.
+	// call itself with modernc.org/sqlite; statements are prepared per
+	// transaction, not kept for reuse.
 	OneShot bool
 }
 

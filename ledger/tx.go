@@ -9,7 +9,8 @@ import (
 // Tx is one ledger transaction. Helpers take a *Tx; only public Store
 // methods begin and end one. Its statements are prepared once per pool
 // and reused, because modernc.org/sqlite otherwise compiles every
-// statement on every call, which costs more than the work itself.
+// statement on every call, which costs more than the work itself; a
+// one-shot store prepares them once per transaction instead.
 type Tx struct {
 	tx    *sql.Tx
 	cache *stmtCache
