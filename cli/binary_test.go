@@ -414,7 +414,7 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 			b.Fatalf("%s %v: exit %d, want %d", filepath.Base(name), args, code, wantCode)
 		}
 	}
-	var guard, floor, help []time.Duration
+	var guard, floor, help, poll []time.Duration
 	// One untimed round: the first exec of a freshly built binary and the
 	// first open of a freshly copied ledger read them from disk.
 	timeRun(&guard, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:warm-%d", b.N), "--kind", "note", "--target", "t", "--body", "b")
@@ -426,6 +426,8 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 		timeRun(&guard, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:new-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
 		timeRun(&floor, 0, floorBin, db, fmt.Sprintf("bench:floor-%d-%d", b.N, i))
 		timeRun(&help, 0, bin, "--help")
+		// An agent polling the key it guarded: answered without the lock.
+		timeRun(&poll, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:new-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
 	}
 	b.StopTimer()
 	med := func(d []time.Duration) float64 {
@@ -436,6 +438,7 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	b.ReportMetric(g, "median-ms")
 	b.ReportMetric(f, "floor-median-ms")
 	b.ReportMetric(h, "help-median-ms")
+	b.ReportMetric(med(poll), "poll-median-ms")
 	b.ReportMetric(g/f, "guard/floor")
 	if b.N >= 10 && g > 2*f { // a median of fewer runs says little
 		b.Errorf("a guard process takes %.1f ms, over twice the %.1f ms floor", g, f)

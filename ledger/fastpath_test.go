@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -58,25 +59,34 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 	}
 	keys = append(keys, key{"fixture-made", Payload{Kind: "draft", Target: "fixture-article", Body: "Fixture text"}})
 
-	// A store with no fast path answers from the transactional path.
-	full, err := Open(ctx, s.Path(), Options{Now: clk.Now, OneShot: true})
+	// A store with its fast path removed answers from the transactional
+	// path; a one-shot store asks its writer connection.
+	full, err := Open(ctx, s.Path(), Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	if full.fast != nil {
-		t.Fatal("a one-shot store has a fast path")
+	full.fast.Close()
+	full.fast = nil
+	one, err := Open(ctx, s.Path(), Options{Now: clk.Now, OneShot: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer one.Close()
 	for _, lapse := range []time.Duration{0, 2 * time.Hour} { // then pending is expired, executing uncertain
 		clk.Add(lapse)
 		for _, k := range keys {
 			if _, ok := s.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest()); !ok {
 				t.Fatalf("%s: fast path missed an identical retry", k.name)
 			}
+			if _, ok := one.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest()); !ok {
+				t.Fatalf("%s: one-shot fast path missed an identical retry", k.name)
+			}
 			a, errA := s.Record(ctx, k.name, k.p, RecordOptions{})
 			b, errB := full.Record(ctx, k.name, k.p, RecordOptions{})
-			if errA != nil || errB != nil || !reflect.DeepEqual(a, b) {
-				t.Fatalf("%s after %v: fast %+v (%v)\nfull %+v (%v)", k.name, lapse, a, errA, b, errB)
+			c, errC := one.Record(ctx, k.name, k.p, RecordOptions{})
+			if errA != nil || errB != nil || errC != nil || !reflect.DeepEqual(a, b) || !reflect.DeepEqual(a, c) {
+				t.Fatalf("%s after %v: fast %+v (%v)\nfull %+v (%v)\none-shot %+v (%v)", k.name, lapse, a, errA, b, errB, c, errC)
 			}
 			if a.Kind != k.p.Kind || (k.name != "fixture-made" && a.Agent != agent) {
 				t.Fatalf("%s: kind %q agent %q", k.name, a.Kind, a.Agent)
@@ -87,8 +97,9 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 			}
 			ga, errA := s.Guard(ctx, k.name, k.p, GuardOptions{})
 			gb, errB := full.Guard(ctx, k.name, k.p, GuardOptions{})
-			if !errors.Is(errA, errB) || !reflect.DeepEqual(ga, gb) {
-				t.Fatalf("%s: guard fast %+v (%v)\nfull %+v (%v)", k.name, ga, errA, gb, errB)
+			gc, errC := one.Guard(ctx, k.name, k.p, GuardOptions{})
+			if !errors.Is(errA, errB) || !errors.Is(errA, errC) || !reflect.DeepEqual(ga, gb) || !reflect.DeepEqual(ga, gc) {
+				t.Fatalf("%s: guard fast %+v (%v)\nfull %+v (%v)\none-shot %+v (%v)", k.name, ga, errA, gb, errB, gc, errC)
 			}
 		}
 	}
@@ -197,5 +208,44 @@ func TestFixtureIntentPolicyByKind(t *testing.T) {
 	a, err := s.Guard(ctx, "fixture-article-v1", Payload{Kind: "draft", Target: "fixture-article", Body: "Fixture text"}, GuardOptions{})
 	if err != nil || a.Verdict != Denied || a.Policy != approvals.Deny {
 		t.Fatalf("guard of a fixture intent under a deny rule for its kind = %+v, %v", a, err)
+	}
+}
+
+// An agent polling a key it has already recorded, from a one-shot process
+// (the CLI), is answered while another process holds the write lock: it
+// does not queue behind writers.
+func TestOneShotRetryTakesNoWriteLock(t *testing.T) {
+	s, clk := openTest(t)
+	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
+	p := Payload{"ask", "t", "b"}
+	if a, err := s.Guard(ctx, "poll", p, GuardOptions{Agent: "bot"}); err != nil || a.State != StatePending {
+		t.Fatalf("guard = %+v, %v", a, err)
+	}
+	one, err := Open(ctx, s.Path(), Options{Now: clk.Now, OneShot: true, BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	db := rawDB(t, s.Path())
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if a, err := one.Guard(short, "poll", p, GuardOptions{Agent: "bot"}); err != nil || a.Verdict != RetryLater || !a.Replayed {
+		t.Fatalf("guard replay under another writer = %+v, %v", a, err)
+	}
+	if in, err := one.Record(short, "poll", p, RecordOptions{}); err != nil || !in.Replayed {
+		t.Fatalf("record replay under another writer = %+v, %v", in, err)
+	}
+	// A new key does need the lock, and waits for it.
+	if _, err := one.Record(short, "new", p, RecordOptions{}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("record of a new key under another writer: %v, want ErrBusy", err)
 	}
 }

@@ -116,11 +116,21 @@ const fastQuery = "SELECT " + fastCols + " FROM action_index INDEXED BY action_i
 // cannot be read: the caller then takes the full, transactional path.
 func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (indexRow, bool) {
 	r := indexRow{Key: key, Kind: kind}
-	if s.fast == nil {
+	var row *sql.Row
+	switch {
+	case s.fast != nil:
+		row = s.fast.QueryRowContext(ctx, key)
+	case s.one:
+		// A one-shot process has only the writer connection; outside a
+		// transaction a query on it takes no write lock, so an agent
+		// polling a pending key does not queue behind writers. It asks
+		// once, so the query is not kept prepared.
+		row = s.w.QueryRowContext(ctx, fastQuery, key)
+	default:
 		return r, false
 	}
 	var packed string
-	if s.fast.QueryRowContext(ctx, key).Scan(&packed) != nil {
+	if row.Scan(&packed) != nil {
 		return r, false
 	}
 	return r, r.unpack(packed) && r.SHA256 == digest

@@ -162,7 +162,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	if s.one {
-		return s, nil // no fast path: it would open a second connection
+		return s, nil // fastLookup asks the writer connection, unprepared
 	}
 	if s.fast, err = s.r.PrepareContext(ctx, fastQuery); err != nil {
 		s.Close()
