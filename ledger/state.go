@@ -110,8 +110,8 @@ const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retai
 const fastQuery = "SELECT " + fastCols + " FROM action_index INDEXED BY action_index_answer WHERE action_key = ?"
 
 // fastLookup answers the common case, an identical retry, with one
-// prepared statement outside any transaction (a single statement is its
-// own snapshot) and without taking the write lock. It reports false when
+// statement outside any transaction (a single statement is its own
+// snapshot) and without taking the write lock. It reports false when
 // the key is unknown, its digest differs from the payload's, or the row
 // cannot be read: the caller then takes the full, transactional path.
 func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (indexRow, bool) {

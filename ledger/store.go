@@ -37,9 +37,9 @@ type Options struct {
 	// ReadOnly opens only the reader pool: no migration, no write.
 	ReadOnly bool
 	// OneShot is for a process that makes one call and exits (the CLI):
-	// writes skip the read-only fast path, so only the writer connection
-	// is opened and the schema is parsed once, which costs more than the
-	// call itself with modernc.org/sqlite; statements are prepared per
+	// only the writer connection is opened (retries are read on it outside
+	// a transaction), so the schema is parsed once, which costs more than
+	// the call itself with modernc.org/sqlite; statements are prepared per
 	// transaction, not kept for reuse.
 	OneShot bool
 }
