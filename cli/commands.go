@@ -187,7 +187,7 @@ func verdictExit(v ledger.Verdict) int {
 		return ExitRetry
 	case ledger.Denied:
 		return ExitDenied
-	case ledger.Reconcile:
+	case ledger.Uncertain:
 		return ExitUncertain
 	case ledger.Settled:
 		return ExitSettled
@@ -363,7 +363,7 @@ func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
 	}
 	fmt.Fprintln(w, "timeline:")
 	for _, e := range d.Events {
-		fmt.Fprintf(w, "  %s  %-20s %s\n", ts(fromMillis(e.At)), e.Type, safetext.Escape(e.Actor))
+		fmt.Fprintf(w, "  %s  %-20s %s\n", ts(e.At), e.Type, safetext.Escape(e.Actor))
 	}
 	return ExitOK, nil
 }
@@ -462,7 +462,7 @@ func runReconcile(ctx context.Context, c *cmdCtx) (int, error) {
 		return 0, err
 	}
 	defer s.Close()
-	r, err := s.Reconcile(ctx, key, c.str("result"), c.operator(), c.str("note"))
+	r, err := s.Reconcile(ctx, key, ledger.Result(c.str("result")), c.operator(), c.str("note"))
 	if err != nil {
 		return 0, err
 	}

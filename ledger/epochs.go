@@ -101,13 +101,13 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 		if n > 0 {
 			return fmt.Errorf("%w: epoch %s was activated before; an epoch is never reused", ErrInvalidInput, epoch)
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO epochs(epoch, operator, at_ms) VALUES (?, ?, ?)", epoch, operator, now); err != nil {
+		ref, err := insertFact(ctx, tx, "epochs", "epoch, operator, at_ms", epoch, operator, now)
+		if err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, tx, "", "epoch_activated", operator, map[string]any{"epoch": epoch}, now); err != nil {
+		if err := appendEvent(ctx, tx, "", evEpochActivated, operator, map[string]any{"epoch": epoch}, now, &ref); err != nil {
 			return err
 		}
-		var err error
 		out, err = activeEpoch(ctx, tx)
 		return err
 	})
@@ -136,13 +136,13 @@ func checkFence(ctx context.Context, tx *Tx, k Key, digest, agent string, now in
 
 func logFence(ctx context.Context, tx *Tx, k Key, active, digest, agent, reason string, now int64) (*FencedError, error) {
 	key := k.String()
-	res, err := tx.ExecContext(ctx, `INSERT INTO fenced(action_key, key_epoch, active_epoch, payload_sha256, agent, reason, at_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`, key, k.Epoch, active, digest, agent, reason, now)
+	ref, err := insertFact(ctx, tx, "fenced", "action_key, key_epoch, active_epoch, payload_sha256, agent, reason, at_ms",
+		key, k.Epoch, active, digest, agent, reason, now)
 	if err != nil {
 		return nil, err
 	}
-	id, _ := res.LastInsertId()
-	if err := appendEvent(ctx, tx, key, "fenced", agent, map[string]any{"fenced_id": id, "reason": reason}, now); err != nil {
+	id := ref.rowID()
+	if err := appendEvent(ctx, tx, key, evFenced, agent, map[string]any{"fenced_id": id, "reason": reason}, now, &ref); err != nil {
 		return nil, err
 	}
 	return &FencedError{Key: key, KeyEpoch: k.Epoch, ActiveEpoch: active, Reason: reason, FencedID: id}, nil

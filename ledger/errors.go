@@ -14,6 +14,8 @@ import (
 var (
 	// ErrInvalidInput matches every refusal of a key, payload or argument.
 	ErrInvalidInput = errors.New("invalid input")
+	// ErrNoLedger means a reading command found no ledger file to read.
+	ErrNoLedger = errors.New("no ledger")
 	// ErrNotFound means the key is not in the ledger.
 	ErrNotFound = errors.New("no such action key")
 	// ErrAppendOnly means a statement tried to change or remove evidence.

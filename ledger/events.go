@@ -2,11 +2,14 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // zeroHash is the previous hash of the first event in a chain.
@@ -14,20 +17,25 @@ const zeroHash = "00000000000000000000000000000000000000000000000000000000000000
 
 // Event is one entry of the hash-chained event log.
 type Event struct {
-	Seq       int64
-	ActionKey string
-	Type      string
-	Actor     string
-	Detail    map[string]any
-	At        int64 // unix milliseconds
-	PrevHash  string
-	Hash      string
+	Seq       int64          `json:"seq"`
+	ActionKey string         `json:"key"`
+	Type      string         `json:"type"`
+	Actor     string         `json:"actor"`
+	Detail    map[string]any `json:"detail,omitempty"`
+	At        time.Time      `json:"at"`
+	PrevHash  string         `json:"prev_hash"`
+	Hash      string         `json:"hash"`
+	// Fact names the row this event commits (table, row key and the
+	// SHA-256 of its columns); empty for events written before schema 5
+	// and for the few derived events.
+	FactTable  string `json:"fact_table,omitempty"`
+	FactRow    string `json:"fact_row,omitempty"`
+	FactSHA256 string `json:"fact_sha256,omitempty"`
 }
 
-// eventHash is the chain link: it covers the previous hash and every field
-// of the event, separated by a byte that cannot occur in keys, types or
-// canonical JSON detail, so that two different events never hash alike.
-func eventHash(prev string, seq int64, key, typ, actor, detail string, at int64) string {
+// eventHashV1 is the chain link of events written before schema 5: the
+// previous hash and every field, separated by 0x1f.
+func eventHashV1(prev string, seq int64, key, typ, actor, detail string, at int64) string {
 	var b strings.Builder
 	for i, f := range []string{prev, strconv.FormatInt(seq, 10), key, typ, actor, detail, strconv.FormatInt(at, 10)} {
 		if i > 0 {
@@ -38,10 +46,31 @@ func eventHash(prev string, seq int64, key, typ, actor, detail string, at int64)
 	return sha256Hex([]byte(b.String()))
 }
 
+// eventHashV2 also covers the fact the event commits, and writes each
+// field with its length, so no field's text can shift into another.
+func eventHashV2(prev string, seq int64, key, typ, actor, detail string, at int64, f factRef) string {
+	h := sha256.New()
+	for _, s := range []string{"v2", prev, strconv.FormatInt(seq, 10), key, typ, actor, detail, strconv.FormatInt(at, 10), f.Table, f.Row, f.SHA256} {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// eventHash recomputes a stored event's hash by its version.
+func eventHash(hv int, prev string, seq int64, key, typ, actor, detail string, at int64, f factRef) string {
+	if hv == 1 {
+		return eventHashV1(prev, seq, key, typ, actor, detail, at)
+	}
+	return eventHashV2(prev, seq, key, typ, actor, detail, at, f)
+}
+
 // appendEvent adds an event to the chain inside the caller's immediate
-// transaction; holding the write lock is what makes reading the chain's
-// head and appending to it one step.
-func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map[string]any, at int64) error {
+// transaction, committing fact (nil for a derived event); holding the
+// write lock is what makes reading the chain's head and appending to it
+// one step.
+func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map[string]any, at int64, fact *factRef) error {
 	d, err := json.Marshal(detail)
 	if err != nil {
 		return err
@@ -53,9 +82,13 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 		return err
 	}
 	seq++
-	h := eventHash(prev, seq, key, typ, actor, string(d), at)
-	_, err = tx.ExecContext(ctx, `INSERT INTO events(seq, action_key, type, actor, detail, at_ms, prev_hash, hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, seq, key, typ, actor, string(d), at, prev, h)
+	var f factRef
+	if fact != nil {
+		f = *fact
+	}
+	h := eventHashV2(prev, seq, key, typ, actor, string(d), at, f)
+	_, err = tx.ExecContext(ctx, `INSERT INTO events(seq, action_key, type, actor, detail, at_ms, prev_hash, hash, fact_table, fact_row, fact_sha256, hv)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2)`, seq, key, typ, actor, string(d), at, prev, h, f.Table, f.Row, f.SHA256)
 	return err
 }
 
@@ -70,13 +103,27 @@ func (s *Store) Timeline(ctx context.Context, key string) ([]Event, error) {
 	return out, err
 }
 
+const eventCols = "seq, action_key, type, actor, detail, at_ms, prev_hash, hash, fact_table, fact_row, fact_sha256, hv"
+
+// scanEvent reads eventCols; it returns the raw detail and hash version
+// that verify needs to recompute the hash.
+func scanEvent(sc interface{ Scan(...any) error }, e *Event) (detail string, hv int, err error) {
+	var at int64
+	if err = sc.Scan(&e.Seq, &e.ActionKey, &e.Type, &e.Actor, &detail, &at, &e.PrevHash, &e.Hash, &e.FactTable, &e.FactRow, &e.FactSHA256, &hv); err != nil {
+		return "", 0, err
+	}
+	e.At = fromMS(at)
+	return detail, hv, nil
+}
+
 func timeline(ctx context.Context, tx *Tx, key string) ([]Event, error) {
-	return queryRows(ctx, tx, `SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash
-		FROM events WHERE action_key = ? ORDER BY seq`, []any{key}, func(rows *sql.Rows, e *Event) error {
-		var d string
-		if err := rows.Scan(&e.Seq, &e.ActionKey, &e.Type, &e.Actor, &d, &e.At, &e.PrevHash, &e.Hash); err != nil {
+	return queryRows(ctx, tx, "SELECT "+eventCols+" FROM events WHERE action_key = ? ORDER BY seq", []any{key}, func(rows *sql.Rows, e *Event) error {
+		d, _, err := scanEvent(rows, e)
+		if err != nil {
 			return err
 		}
+		// The detail is tollgate's own JSON; a row that does not parse is
+		// shown without it, and verify names it by its hash.
 		_ = json.Unmarshal([]byte(d), &e.Detail)
 		return nil
 	})

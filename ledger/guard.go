@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
@@ -25,8 +26,8 @@ const (
 	RetryLater Verdict = "retry-later"
 	// Denied: rejected, expired, denied by policy or fenced (5).
 	Denied Verdict = "denied"
-	// Reconcile: uncertain; an operator must reconcile, do not re-execute (6).
-	Reconcile Verdict = "uncertain"
+	// Uncertain: an operator must reconcile; do not re-execute (6).
+	Uncertain Verdict = "uncertain"
 	// Settled: the outcome is known; do not execute (10).
 	Settled Verdict = "settled"
 )
@@ -84,15 +85,16 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		return Answer{}, fmt.Errorf("%w: a lease is between 1s and 168h", ErrInvalidInput)
 	}
 	// An identical retry of a key that needs no new step is answered from
-	// one index read; rejected and reconciled keys need their reason, and
-	// recorded and approved keys a write, so they take the full path.
+	// one index read. The projection grants nothing: only answers that
+	// tell the caller to wait or stop are read from it; rejected and
+	// reconciled keys need their reason, and recorded and approved keys a
+	// write, so they take the full path, which reads the facts.
 	digest := p.Digest()
 	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
 		switch ix.Stage {
-		case "pending", "executing", "uncertain", "succeeded", "failed", "denied":
+		case StatePending, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
 			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
-			a, _, err := answerFor(ctx, nil, a, ix, ms(s.now()))
-			return a, err
+			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, ms(s.now())), nil
 		}
 	}
 	var ans Answer
@@ -120,12 +122,15 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	return ans, nil
 }
 
+// guardTx takes the key's next step from its facts (in.facts, read in
+// this transaction): evaluate policy, request approval, or issue the
+// permit an approval or an auto rule allows.
 func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, now int64) (Answer, *FencedError, error) {
 	key := k.String()
 	a := Answer{Key: key, Logical: k.Logical, Epoch: k.Epoch, SHA256: in.SHA256, Replayed: !in.Created}
-	ix := in.ix
-	switch ix.Stage {
-	case "recorded", "approved":
+	f := in.facts
+	switch f.Stage {
+	case StateRecorded, StateApproved:
 		// Both lead to a new permit (or a request); a key admitted under an
 		// older epoch gets neither.
 		if !in.Created {
@@ -139,7 +144,7 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, no
 				return a, fe, err
 			}
 		}
-		if ix.Stage == "approved" {
+		if f.Stage == StateApproved {
 			return issuePermit(ctx, tx, a, opt, now)
 		}
 		rule, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, now)
@@ -150,68 +155,65 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, no
 		switch rule.Mode {
 		case approvals.Deny:
 			a.State, a.Verdict, a.Reason = StateDenied, Denied, "denied by policy "+rule.Pattern
-			return a, nil, setStage(ctx, tx, key, "denied", 0, now)
+			return a, nil, setStage(ctx, tx, key, StateDenied, 0, now)
 		case approvals.Auto:
 			return issuePermit(ctx, tx, a, opt, now)
 		}
 		exp := now + rule.TTL.Milliseconds()
-		if _, err := tx.ExecContext(ctx, "INSERT INTO approval_requests(action_key, agent, requested_ms, expires_ms) VALUES (?, ?, ?, ?)",
-			key, opt.Agent, now, exp); err != nil {
+		ref, err := insertFact(ctx, tx, "approval_requests", "action_key, agent, requested_ms, expires_ms", key, opt.Agent, now, exp)
+		if err != nil {
 			return a, nil, err
 		}
-		if err := appendEvent(ctx, tx, key, "approval_requested", opt.Agent, map[string]any{"expires_ms": exp}, now); err != nil {
+		if err := appendEvent(ctx, tx, key, evApprovalRequested, opt.Agent, map[string]any{"expires_ms": exp}, now, &ref); err != nil {
 			return a, nil, err
 		}
 		a.State, a.Verdict, a.ExpiresAt = StatePending, RetryLater, fromMS(exp)
-		return a, nil, setStage(ctx, tx, key, "pending", exp, now)
+		return a, nil, setStage(ctx, tx, key, StatePending, exp, now)
 	}
-	return answerFor(ctx, tx, a, ix, now)
+	return answerFor(a, f, now), nil, nil
 }
 
-// answerFor reads the answer for a key that needs no new step.
-func answerFor(ctx context.Context, tx *Tx, a Answer, ix indexRow, now int64) (Answer, *FencedError, error) {
-	a.State = stateFrom(ix.Stage, ix.Deadline, now)
+// answerFor is the answer for a key that needs no new step.
+func answerFor(a Answer, f keyFacts, now int64) Answer {
+	a.State = stateFrom(f.Stage, f.Deadline, now)
+	a.SafeNewKey = safeNewKey(a.State, f.Result)
 	switch a.State {
 	case StatePending:
-		a.Verdict, a.ExpiresAt, a.Reason = RetryLater, fromMS(ix.Deadline), "waiting for an operator's approval"
+		a.Verdict, a.ExpiresAt, a.Reason = RetryLater, fromMS(f.Deadline), "waiting for an operator's approval"
 	case StateExpired:
-		a.Verdict, a.SafeNewKey, a.Reason = Denied, true, "the approval request expired"
+		a.Verdict, a.Reason = Denied, "the approval request expired"
 	case StateDenied:
 		a.Verdict, a.Reason = Denied, "denied by policy"
 	case StateRejected:
-		var reason string
-		tx.QueryRowContext(ctx, "SELECT reason FROM decisions WHERE action_key = ?", a.Key).Scan(&reason)
-		a.Verdict, a.SafeNewKey, a.Reason = Denied, true, "rejected: "+reason
+		a.Verdict, a.Reason = Denied, "rejected: "+f.Reason
 	case StateExecuting:
-		a.Verdict, a.LeaseUntil, a.Reason = RetryLater, fromMS(ix.Deadline), "a permit was issued earlier and its lease is running"
+		a.Verdict, a.LeaseUntil, a.Reason = RetryLater, fromMS(f.Deadline), "a permit was issued earlier and its lease is running"
 	case StateUncertain:
-		a.Verdict, a.Reason = Reconcile, "permit issued with no confirmed outcome: an operator must reconcile; do not re-execute"
-	case StateSucceeded:
+		a.Verdict, a.Reason = Uncertain, "permit issued with no confirmed outcome: an operator must reconcile; do not re-execute"
+	case StateSucceeded, StateFailed:
 		a.Verdict = Settled
-	case StateFailed:
-		a.Verdict, a.SafeNewKey = Settled, true
 	case StateReconciled:
-		var result string
-		tx.QueryRowContext(ctx, "SELECT result FROM reconciliations WHERE action_key = ?", a.Key).Scan(&result)
-		a.Verdict, a.SafeNewKey, a.Reason = Settled, result == "not-executed", "reconciled: "+result
+		a.Verdict, a.Reason = Settled, "reconciled: "+string(f.Result)
 	default:
-		return a, nil, fmt.Errorf("key %s: unexpected stage %q", a.Key, ix.Stage)
+		// recorded or approved with no step taken: only a caller that
+		// could not write (the fast path never gets here) sees this.
+		a.Verdict, a.Reason = RetryLater, "no step taken yet"
 	}
-	return a, nil, nil
+	return a
 }
 
 func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now int64) (Answer, *FencedError, error) {
 	id := newUUID()
 	lease := now + opt.Lease.Milliseconds()
-	if _, err := tx.ExecContext(ctx, "INSERT INTO permits(action_key, permit_id, agent, issued_ms, lease_ms) VALUES (?, ?, ?, ?, ?)",
-		a.Key, id, opt.Agent, now, lease); err != nil {
+	ref, err := insertFact(ctx, tx, "permits", "action_key, permit_id, agent, issued_ms, lease_ms", a.Key, id, opt.Agent, now, lease)
+	if err != nil {
 		return a, nil, err
 	}
-	if err := appendEvent(ctx, tx, a.Key, "permit_issued", opt.Agent, map[string]any{"permit_id": id, "lease_ms": lease}, now); err != nil {
+	if err := appendEvent(ctx, tx, a.Key, evPermitIssued, opt.Agent, map[string]any{"permit_id": id, "lease_ms": lease}, now, &ref); err != nil {
 		return a, nil, err
 	}
 	a.State, a.Verdict, a.PermitID, a.LeaseUntil, a.Replayed = StateExecuting, Permitted, id, fromMS(lease), false
-	return a, nil, setStage(ctx, tx, a.Key, "executing", lease, now)
+	return a, nil, setStage(ctx, tx, a.Key, StateExecuting, lease, now)
 }
 
 func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
@@ -235,11 +237,12 @@ func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOpti
 	if r.ID != 0 {
 		ruleID = r.ID
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO policy_evals(action_key, mode, ttl_ms, rule_id, pattern, at_ms) VALUES (?, ?, ?, ?, ?, ?)",
-		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now); err != nil {
+	ref, err := insertFact(ctx, tx, "policy_evals", "action_key, mode, ttl_ms, rule_id, pattern, at_ms",
+		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now)
+	if err != nil {
 		return r, err
 	}
-	return r, appendEvent(ctx, tx, key, "policy_evaluated", opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds()}, now)
+	return r, appendEvent(ctx, tx, key, evPolicyEvaluated, opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds()}, now, &ref)
 }
 
 // SetPolicy adds a rule for a kind pattern; a later rule for the same
@@ -263,13 +266,13 @@ func (s *Store) SetPolicy(ctx context.Context, pattern string, mode approvals.Mo
 	r := approvals.Rule{Pattern: pattern, Mode: mode, TTL: ttl}
 	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
-		res, err := tx.ExecContext(ctx, "INSERT INTO policy_rules(pattern, mode, ttl_ms, operator, set_ms) VALUES (?, ?, ?, ?, ?)",
+		ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms",
 			pattern, string(mode), ttl.Milliseconds(), operator, now)
 		if err != nil {
 			return err
 		}
-		r.ID, _ = res.LastInsertId()
-		return appendEvent(ctx, tx, "", "policy_set", operator, map[string]any{"rule_id": r.ID, "pattern": pattern, "mode": mode, "ttl_ms": ttl.Milliseconds()}, now)
+		r.ID = ref.rowID()
+		return appendEvent(ctx, tx, "", evPolicySet, operator, map[string]any{"rule_id": r.ID, "pattern": pattern, "mode": mode, "ttl_ms": ttl.Milliseconds()}, now, &ref)
 	})
 	return r, err
 }
@@ -287,38 +290,48 @@ func (s *Store) Policies(ctx context.Context) ([]approvals.Rule, error) {
 
 // Decision is an operator's recorded decision on an approval request.
 type Decision struct {
-	Key      string    `json:"key"`
-	Decision string    `json:"decision"`
-	Operator string    `json:"operator"`
-	Reason   string    `json:"reason"`
-	At       time.Time `json:"at"`
+	Key      string       `json:"key"`
+	Decision DecisionKind `json:"decision"`
+	Operator string       `json:"operator"`
+	Reason   string       `json:"reason"`
+	At       time.Time    `json:"at"`
 }
 
 // Approve records an approval. The next Guard under the key gets the permit.
 func (s *Store) Approve(ctx context.Context, key, operator, reason string) (Decision, error) {
-	return s.decide(ctx, key, operator, true, reason)
+	return s.decide(ctx, key, operator, DecisionApproved, reason)
 }
 
 // Reject records a rejection; a reason is required.
 func (s *Store) Reject(ctx context.Context, key, operator, reason string) (Decision, error) {
-	return s.decide(ctx, key, operator, false, reason)
+	return s.decide(ctx, key, operator, DecisionRejected, reason)
 }
 
-func (s *Store) decide(ctx context.Context, key, operator string, approve bool, reason string) (Decision, error) {
+// CheckDecisionInput applies the rules a decision's input must meet
+// before any ledger is opened: the key grammar, the operator's name and
+// the reason's bounds.
+func CheckDecisionInput(key, operator string, decision DecisionKind, reason string) error {
 	if _, err := ParseKey(key); err != nil {
-		return Decision{}, err
+		return err
 	}
 	if err := checkOperator(operator); err != nil {
+		return err
+	}
+	if decision == DecisionRejected && strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("%w: %v", ErrInvalidInput, approvals.ErrReasonRequired)
+	}
+	return checkText("reason", reason)
+}
+
+func (s *Store) decide(ctx context.Context, key, operator string, decision DecisionKind, reason string) (Decision, error) {
+	if err := CheckDecisionInput(key, operator, decision, reason); err != nil {
 		return Decision{}, err
 	}
-	if err := checkText("reason", reason); err != nil {
-		return Decision{}, err
-	}
-	d := Decision{Key: key, Decision: "rejected", Operator: operator, Reason: reason}
-	if approve {
-		d.Decision = "approved"
-	}
+	k, _ := ParseKey(key)
+	d := Decision{Key: key, Decision: decision, Operator: operator, Reason: reason}
+	var fence *FencedError
 	err := s.write(ctx, func(tx *Tx) error {
+		fence = nil
 		now := ms(s.now())
 		var req approvals.Request
 		var exp int64
@@ -328,19 +341,38 @@ func (s *Store) decide(ctx context.Context, key, operator string, approve bool, 
 			return err
 		}
 		req.Exists, req.Expires = err == nil, fromMS(exp)
-		if err := approvals.CheckDecision(req, operator, approve, reason, fromMS(now)); err != nil {
+		if err := approvals.CheckDecision(req, operator, decision == DecisionApproved, reason, fromMS(now)); err != nil {
 			return &DecisionError{Key: key, Err: err}
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO decisions(action_key, decision, operator, reason, at_ms) VALUES (?, ?, ?, ?, ?)",
-			key, d.Decision, operator, reason, now); err != nil {
+		// A key admitted under an older epoch can never get a permit, so
+		// approving it would record an approval that means nothing; a
+		// rejection, which closes the key, stays allowed.
+		act, err := activeEpoch(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if decision == DecisionApproved && act.Epoch != "" && k.Epoch != act.Epoch {
+			digest := ""
+			if err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&digest); err != nil {
+				return err
+			}
+			fence, err = logFence(ctx, tx, k, act.Epoch, digest, operator,
+				fmt.Sprintf("admitted under epoch %q, not the active epoch %s: it can get no permit, so it cannot be decided", k.Epoch, act.Epoch), now)
+			return err
+		}
+		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), operator, reason, now)
+		if err != nil {
 			return err
 		}
 		d.At = fromMS(now)
-		if err := appendEvent(ctx, tx, key, d.Decision, operator, map[string]any{"reason": reason}, now); err != nil {
+		if err := appendEvent(ctx, tx, key, string(decision), operator, map[string]any{"reason": reason}, now, &ref); err != nil {
 			return err
 		}
-		return setStage(ctx, tx, key, d.Decision, 0, now)
+		return setStage(ctx, tx, key, State(decision), 0, now)
 	})
+	if err == nil && fence != nil {
+		return Decision{}, fence
+	}
 	return d, err
 }
 

@@ -75,7 +75,7 @@ func TestTransitions(t *testing.T) {
 		{"lease runs out, reconciled executed, late report disagrees", approvals.Auto, []step{
 			{do: "guard", state: StateExecuting, verdict: Permitted},
 			{do: "wait-16m", state: StateUncertain},
-			{do: "guard", state: StateUncertain, verdict: Reconcile},
+			{do: "guard", state: StateUncertain, verdict: Uncertain},
 			{do: "reconcile-executed", state: StateReconciled},
 			{do: "reconcile-executed", err: ErrNotUncertain},
 			{do: "report-failed", state: StateReconciled},
@@ -85,7 +85,7 @@ func TestTransitions(t *testing.T) {
 			{do: "guard", state: StateExecuting, verdict: Permitted},
 			{do: "report-unknown", state: StateUncertain},
 			{do: "report-succeeded", err: ErrReportDiffers},
-			{do: "guard", state: StateUncertain, verdict: Reconcile},
+			{do: "guard", state: StateUncertain, verdict: Uncertain},
 			{do: "reconcile-not-executed", state: StateReconciled, newKey: true},
 			{do: "guard", state: StateReconciled, verdict: Settled, newKey: true},
 		}},
@@ -135,7 +135,7 @@ func TestTransitions(t *testing.T) {
 					state, newKey = r.State, r.SafeNewKey
 				case len(do) > 10 && do[:10] == "reconcile-":
 					var r Reconciliation
-					r, err = s.Reconcile(ctx, key, do[10:], "alice", "checked the provider")
+					r, err = s.Reconcile(ctx, key, Result(do[10:]), "alice", "checked the provider")
 					newKey = r.SafeNewKey
 				case len(do) > 5 && do[:5] == "wait-":
 					d, _ := time.ParseDuration(do[5:])
@@ -224,12 +224,16 @@ func TestEpochFencing(t *testing.T) {
 	if _, err := s.Guard(ctx, "hsr1:"+e1.Epoch+":refund:le-1", pay, GuardOptions{Agent: "bot"}); err != nil {
 		t.Fatalf("current epoch key: %v", err)
 	}
-	// The admitted old key can be read and decided but gets no new permit.
-	if _, err := s.Approve(ctx, "old:pending", "alice", ""); err != nil {
-		t.Fatal(err)
+	// The admitted old key can be read but neither approved (that
+	// approval could never yield a permit) nor given a new permit.
+	if _, err := s.Approve(ctx, "old:pending", "alice", ""); !errors.As(err, &fe) {
+		t.Fatalf("approving a stale-epoch key: %v, want fenced", err)
 	}
-	if _, err := s.Guard(ctx, "old:pending", pay, GuardOptions{Agent: "bot"}); !errors.As(err, &fe) {
-		t.Fatalf("old admitted key got past the fence: %v", err)
+	if d, err := s.Status(ctx, "old:pending"); err != nil || d.Decision != nil || d.State != StatePending {
+		t.Fatalf("after the fenced approval: %+v %v", d, err)
+	}
+	if a, err := s.Guard(ctx, "old:pending", pay, GuardOptions{Agent: "bot"}); err != nil || a.PermitID != "" || a.Verdict != RetryLater {
+		t.Fatalf("old admitted pending key: %+v %v", a, err)
 	}
 	e2, _ := s.ActivateEpoch(ctx, "", "root")
 	if _, err := s.Guard(ctx, "hsr1:"+e1.Epoch+":refund:le-2", pay, GuardOptions{}); !errors.As(err, &fe) || fe.ActiveEpoch != e2.Epoch {
@@ -335,7 +339,7 @@ func TestGuardProperties(t *testing.T) {
 			case 4:
 				s.Report(ctx, key, permits[key], []Outcome{Succeeded, Failed, Unknown}[rng.IntN(3)], ReportOptions{})
 			case 5:
-				s.Reconcile(ctx, key, []string{"executed", "not-executed"}[rng.IntN(2)], "alice", "n")
+				s.Reconcile(ctx, key, []Result{ResultExecuted, ResultNotExecuted}[rng.IntN(2)], "alice", "n")
 			case 6:
 				clk.Add(time.Duration(rng.IntN(20)) * time.Minute)
 			}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"database/sql"
 	"path/filepath"
@@ -58,3 +59,26 @@ func rawDB(t testing.TB, path string) *sql.DB {
 var ctx = context.Background()
 
 func stringsReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+
+// oldLedger makes a ledger of an older schema at path, as an earlier
+// tollgate left it: migrations up to version, applied with plain SQL.
+func oldLedger(t testing.TB, path string, version int) *sql.DB {
+	t.Helper()
+	db := rawDB(t, path)
+	migs, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migs {
+		if m.version > version {
+			break
+		}
+		if _, err := db.Exec(m.sql); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d; PRAGMA journal_mode = WAL", version)); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

@@ -85,7 +85,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	var out []Row
 	err := s.read(ctx, func(tx *Tx) (err error) {
 		out, err = queryRows(ctx, tx, q, args, func(rows *sql.Rows, r *Row) error {
-			var stage string
+			var stage State
 			var dl, up int64
 			if err := rows.Scan(&r.ID, &r.Key, &r.Logical, &r.Epoch, &r.Kind, &r.Agent, &stage, &dl, &up); err != nil {
 				return err
@@ -258,11 +258,12 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 	now := ms(s.now())
 	err = s.read(ctx, func(tx *Tx) error {
 		d.Reports, d.Payload, d.Decision, d.Reconcile = nil, nil, nil, nil
-		ix, err := loadIndex(ctx, tx, key)
+		// Status tells the truth of the facts, never the projection's copy.
+		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
 			return err
 		}
-		d.State, d.Agent, d.Kind = stateFrom(ix.Stage, ix.Deadline, now), ix.Agent, ix.Kind
+		d.State, d.Agent, d.Kind = stateFrom(f.Stage, f.Deadline, now), f.Agent, f.Kind
 		var canon sql.NullString
 		var redacted sql.NullInt64
 		var rec sql.NullInt64
@@ -307,14 +308,13 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 			rc.Key, rc.At = key, fromMS(at)
 			d.Reconcile = &rc
 			for _, r := range d.Reports {
-				if r.Kind != "refused" && disagrees(string(r.Outcome), rc.Result) {
+				if r.Kind != "refused" && disagrees(r.Outcome, rc.Result) {
 					d.Disagrees, rc.Disagrees = true, true
 				}
 			}
 		}
 		tx.QueryRowContext(ctx, "SELECT count(*) FROM conflicts WHERE action_key = ?", key).Scan(&d.Conflicts)
-		d.SafeNewKey = d.State == StateRejected || d.State == StateExpired || d.State == StateFailed ||
-			d.State == StateReconciled && d.Reconcile != nil && d.Reconcile.Result == "not-executed"
+		d.SafeNewKey = safeNewKey(d.State, f.Result)
 		d.Events, err = timeline(ctx, tx, key)
 		return err
 	})

@@ -31,9 +31,9 @@ type Intent struct {
 	Agent    string
 	Kind     string
 	State    State
-	// ix is the index row the intent was read from or written as, so that
-	// Guard, in the same transaction, does not read it again.
-	ix indexRow
+	// facts are the key's facts as read (or written) in the transaction
+	// that produced this Intent, so that Guard does not read them again.
+	facts keyFacts
 }
 
 // MaxAgentLen bounds agent and operator names.
@@ -82,6 +82,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	if err != nil {
 		return Intent{}, err
 	}
+	out.facts = keyFacts{} // Guard's, not the caller's
 	if conflict != nil {
 		return out, conflict
 	}
@@ -110,21 +111,22 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 		}
 		out.Created, out.Retained, out.Redacted = true, true, opt.Redact
 		out.Agent, out.Kind, out.State = opt.Agent, p.Kind, StateRecorded
-		out.ix = indexRow{Key: key, Kind: p.Kind, Agent: opt.Agent, Stage: "recorded", SHA256: digest, Retained: true, Redacted: opt.Redact}
+		out.facts = keyFacts{Stage: StateRecorded, Agent: opt.Agent, Kind: p.Kind, Retained: true, Redacted: opt.Redact}
 		return out, nil, nil, nil
 	case err != nil:
 		return out, nil, nil, err
 	}
-	if err := loadIntent(ctx, tx, &out, now); err != nil {
+	f, err := loadFacts(ctx, tx, key)
+	if err != nil {
 		return out, nil, nil, err
 	}
-	out.Replayed = true
+	out = f.intent(k, stored, now)
 	if stored == digest {
 		// The payload matches the stored digest, so its kind is the
 		// intent's kind, also for an intent recorded without its payload
-		// (by the seed fixture), whose index row has none: policy then
-		// matches the kind the agent is about to act on.
-		out.Kind, out.ix.Kind = p.Kind, p.Kind
+		// (by the seed fixture), which has none: policy then matches the
+		// kind the agent is about to act on.
+		out.Kind, out.facts.Kind = p.Kind, p.Kind
 		return out, nil, nil, nil
 	}
 	ce, err := logConflict(ctx, tx, k, p, digest, stored, opt, now)
@@ -143,8 +145,8 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 	if !opt.Redact {
 		canonical = string(p.Canonical())
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO payloads(action_key, payload_sha256, canonical, redacted, kind,
-		kind_sha256, target_sha256, body_sha256, agent, recorded_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	ref, err := insertFact(ctx, tx, "payloads", `action_key, payload_sha256, canonical, redacted, kind,
+		kind_sha256, target_sha256, body_sha256, agent, recorded_ms`,
 		key, digest, canonical, boolInt(opt.Redact), p.Kind,
 		sha256Hex([]byte(p.Kind)), sha256Hex([]byte(p.Target)), sha256Hex([]byte(p.Body)), opt.Agent, now)
 	if err != nil {
@@ -158,23 +160,21 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), key); err != nil {
 		return err
 	}
-	return appendEvent(ctx, tx, key, "recorded", opt.Agent, map[string]any{
-		"payload_sha256": digest, "redacted": opt.Redact, "kind": p.Kind}, now)
+	return appendEvent(ctx, tx, key, evRecorded, opt.Agent, map[string]any{
+		"payload_sha256": digest, "redacted": opt.Redact, "kind": p.Kind}, now, &ref)
 }
 
-// loadIntent fills the stored facts of an existing key from its index row.
-func loadIntent(ctx context.Context, tx *Tx, out *Intent, now int64) error {
-	ix, err := loadIndex(ctx, tx, out.Key.String())
-	if err != nil {
-		return err
-	}
-	*out = ix.intent(out.Key, now)
-	return nil
+// intent is the stored intent of an existing key, as its facts say.
+func (f keyFacts) intent(k Key, digest string, now int64) Intent {
+	return Intent{Key: k, SHA256: digest, Replayed: true, Retained: f.Retained, Redacted: f.Redacted,
+		Agent: f.Agent, Kind: f.Kind, State: stateFrom(f.Stage, f.Deadline, now), facts: f}
 }
 
+// intent is an identical retry's answer read from the projection by the
+// fast path, which grants nothing.
 func (ix indexRow) intent(k Key, now int64) Intent {
 	return Intent{Key: k, SHA256: ix.SHA256, Replayed: true, Retained: ix.Retained, Redacted: ix.Redacted,
-		Agent: ix.Agent, Kind: ix.Kind, State: stateFrom(ix.Stage, ix.Deadline, now), ix: ix}
+		Agent: ix.Agent, Kind: ix.Kind, State: stateFrom(ix.Stage, ix.Deadline, now)}
 }
 
 // logConflict appends the attempt to the conflict log and the chain.
@@ -203,14 +203,14 @@ func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, digest, stored s
 	if differs == nil {
 		diffText = "unknown"
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO conflicts(action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, key, stored, digest, attempted, boolInt(opt.Redact), diffText, opt.Agent, now)
+	ref, err := insertFact(ctx, tx, "conflicts", "action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms",
+		key, stored, digest, attempted, boolInt(opt.Redact), diffText, opt.Agent, now)
 	if err != nil {
 		return nil, err
 	}
-	id, _ := res.LastInsertId()
-	if err := appendEvent(ctx, tx, key, "conflict", opt.Agent, map[string]any{
-		"conflict_id": id, "attempted_sha256": digest, "differs": diffText}, now); err != nil {
+	id := ref.rowID()
+	if err := appendEvent(ctx, tx, key, evConflict, opt.Agent, map[string]any{
+		"conflict_id": id, "attempted_sha256": digest, "differs": diffText}, now, &ref); err != nil {
 		return nil, err
 	}
 	return &ConflictError{Key: key, StoredSHA256: stored, AttemptSHA: digest, Differs: differs, ConflictID: id}, nil

@@ -89,62 +89,65 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 		var holder string
 		var lease int64
 		err := tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", key).Scan(&holder, &lease)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("key %s: %w", key, ErrNoPermit)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			refused = fmt.Errorf("key %s: %w", key, ErrNoPermit)
+		case err != nil:
+			return err
+		case holder != permitID:
+			refused = fmt.Errorf("key %s: %w", key, ErrWrongPermit)
 		}
+		if refused != nil {
+			// Kept as evidence: who tried to report what, under which id.
+			return refuseReport(ctx, tx, key, permitID, outcome, opt, refused, now)
+		}
+		var accepted Outcome
+		if err := tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
 			return err
 		}
-		if holder != permitID {
-			return fmt.Errorf("key %s: %w", key, ErrWrongPermit)
-		}
-		var accepted string
-		tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted)
-		var reconciled string
-		tx.QueryRowContext(ctx, "SELECT result FROM reconciliations WHERE action_key = ?", key).Scan(&reconciled)
 		kind := "accepted"
 		switch {
-		case accepted == string(outcome):
+		case accepted == outcome:
 			ans.Replayed = true
 		case accepted != "":
 			kind, refused = "refused", fmt.Errorf("key %s: %w (stored %s, this report %s)", key, ErrReportDiffers, accepted, outcome)
-		case reconciled != "" || now >= lease:
+		case f.Result != "" || now >= lease:
 			kind, ans.Late = "late", true
 			var n int
-			tx.QueryRowContext(ctx, "SELECT count(*) FROM reports WHERE action_key = ? AND kind = 'late' AND outcome = ?", key, outcome).Scan(&n)
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM reports WHERE action_key = ? AND kind = 'late' AND outcome = ?", key, outcome).Scan(&n); err != nil {
+				return err
+			}
 			ans.Replayed = n > 0
 		}
 		if !ans.Replayed {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO reports(action_key, permit_id, outcome, ref, latency_ms, kind, at_ms)
-				VALUES (?, ?, ?, ?, ?, ?, ?)`, key, permitID, outcome, opt.Ref, opt.Latency.Milliseconds(), kind, now); err != nil {
+			ref, err := insertFact(ctx, tx, "reports", "action_key, permit_id, outcome, ref, latency_ms, kind, at_ms",
+				key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), kind, now)
+			if err != nil {
 				return err
 			}
 			if err := appendEvent(ctx, tx, key, "report_"+kind, permitID, map[string]any{
-				"outcome": outcome, "ref": opt.Ref, "latency_ms": opt.Latency.Milliseconds()}, now); err != nil {
+				"outcome": outcome, "ref": opt.Ref, "latency_ms": opt.Latency.Milliseconds()}, now, &ref); err != nil {
 				return err
 			}
 			if kind == "accepted" {
-				stage := string(outcome)
-				if outcome == Unknown {
-					stage = "uncertain"
-				}
-				if err := setStage(ctx, tx, key, stage, 0, now); err != nil {
+				f.Stage, f.Deadline = outcomeStage(outcome), 0
+				if err := setStage(ctx, tx, key, f.Stage, 0, now); err != nil {
 					return err
 				}
 			}
 		}
-		ans.Disagrees = disagrees(string(outcome), reconciled)
+		ans.Disagrees = disagrees(outcome, f.Result)
 		if ans.Disagrees && !ans.Replayed {
-			if err := appendEvent(ctx, tx, key, "disagreement_flagged", permitID, map[string]any{"reported": outcome, "reconciled": reconciled}, now); err != nil {
+			if err := appendEvent(ctx, tx, key, evDisagreement, permitID, map[string]any{"reported": outcome, "reconciled": f.Result}, now, nil); err != nil {
 				return err
 			}
 		}
-		ix, err := loadIndex(ctx, tx, key)
-		if err != nil {
-			return err
-		}
-		ans.State = stateFrom(ix.Stage, ix.Deadline, now)
-		ans.SafeNewKey = ans.State == StateFailed || ans.State == StateReconciled && reconciled == "not-executed"
+		ans.State = stateFrom(f.Stage, f.Deadline, now)
+		ans.SafeNewKey = safeNewKey(ans.State, f.Result)
 		return nil
 	})
 	if err != nil {
@@ -153,16 +156,29 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 	return ans, refused
 }
 
-// disagrees reports whether a worker's outcome contradicts an operator's
-// reconciliation.
-func disagrees(outcome, reconciled string) bool {
-	return reconciled == "executed" && outcome == string(Failed) || reconciled == "not-executed" && outcome == string(Succeeded)
+// outcomeStage is the stage an accepted report moves its key to.
+func outcomeStage(o Outcome) State {
+	if o == Unknown {
+		return StateUncertain
+	}
+	return State(o)
+}
+
+// refuseReport keeps a report that could not be filed under the key's
+// permit (none, or another id) as evidence, with the rule that refused it.
+func refuseReport(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome, opt ReportOptions, rule error, now int64) error {
+	ref, err := insertFact(ctx, tx, "report_refusals", "action_key, permit_id, outcome, ref, latency_ms, rule, at_ms",
+		key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), rule.Error(), now)
+	if err != nil {
+		return err
+	}
+	return appendEvent(ctx, tx, key, evReportRefused, permitID, map[string]any{"outcome": outcome, "rule": rule.Error()}, now, &ref)
 }
 
 // Reconciliation is an operator's settlement of an uncertain action.
 type Reconciliation struct {
 	Key      string    `json:"key"`
-	Result   string    `json:"result"`
+	Result   Result    `json:"result"`
 	Operator string    `json:"operator"`
 	Note     string    `json:"note"`
 	At       time.Time `json:"at"`
@@ -172,65 +188,74 @@ type Reconciliation struct {
 	SafeNewKey bool `json:"safe_new_key"`
 }
 
-// Reconcile settles an uncertain action as executed or not-executed, once,
-// with an operator and a note. Nothing is re-executed.
-func (s *Store) Reconcile(ctx context.Context, key, result, operator, note string) (Reconciliation, error) {
+// CheckReconcileInput applies the rules a reconciliation's input must
+// meet before any ledger is opened.
+func CheckReconcileInput(key string, result Result, operator, note string) error {
 	if _, err := ParseKey(key); err != nil {
-		return Reconciliation{}, err
+		return err
 	}
-	if result != "executed" && result != "not-executed" {
-		return Reconciliation{}, fmt.Errorf("%w: result %q: use executed or not-executed", ErrInvalidInput, result)
+	if _, err := ParseResult(string(result)); err != nil {
+		return err
 	}
 	if err := checkOperator(operator); err != nil {
-		return Reconciliation{}, err
+		return err
 	}
 	if note == "" {
-		return Reconciliation{}, fmt.Errorf("%w: a reconciliation needs a note", ErrInvalidInput)
+		return fmt.Errorf("%w: a reconciliation needs a note", ErrInvalidInput)
 	}
-	if err := checkText("note", note); err != nil {
+	return checkText("note", note)
+}
+
+// Reconcile settles an uncertain action as executed or not-executed, once,
+// with an operator and a note. Nothing is re-executed.
+func (s *Store) Reconcile(ctx context.Context, key string, result Result, operator, note string) (Reconciliation, error) {
+	if err := CheckReconcileInput(key, result, operator, note); err != nil {
 		return Reconciliation{}, err
 	}
-	rec := Reconciliation{Key: key, Result: result, Operator: operator, Note: note, SafeNewKey: result == "not-executed"}
+	rec := Reconciliation{Key: key, Result: result, Operator: operator, Note: note, SafeNewKey: safeNewKey(StateReconciled, result)}
 	err := s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
-		ix, err := loadIndex(ctx, tx, key)
+		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
 			return err
 		}
-		if st := stateFrom(ix.Stage, ix.Deadline, now); st != StateUncertain {
+		if st := stateFrom(f.Stage, f.Deadline, now); st != StateUncertain {
 			return fmt.Errorf("key %s is %s: %w", key, st, ErrNotUncertain)
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO reconciliations(action_key, result, operator, note, at_ms) VALUES (?, ?, ?, ?, ?)",
-			key, result, operator, note, now); err != nil {
+		ref, err := insertFact(ctx, tx, "reconciliations", "action_key, result, operator, note, at_ms", key, string(result), operator, note, now)
+		if err != nil {
 			return err
 		}
-		if err := appendEvent(ctx, tx, key, "reconciled", operator, map[string]any{"result": result, "note": note}, now); err != nil {
+		if err := appendEvent(ctx, tx, key, evReconciled, operator, map[string]any{"result": result, "note": note}, now, &ref); err != nil {
 			return err
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM reports WHERE action_key = ? AND kind != 'refused' AND
-			((? = 'executed' AND outcome = 'failed') OR (? = 'not-executed' AND outcome = 'succeeded'))`, key, result, result).Scan(&n); err != nil {
+		outcomes, err := queryRows(ctx, tx, "SELECT outcome FROM reports WHERE action_key = ? AND kind != 'refused'", []any{key},
+			func(rows *sql.Rows, o *Outcome) error { return rows.Scan(o) })
+		if err != nil {
 			return err
 		}
-		if rec.Disagrees = n > 0; rec.Disagrees {
-			if err := appendEvent(ctx, tx, key, "disagreement_flagged", operator, map[string]any{"reconciled": result}, now); err != nil {
+		for _, o := range outcomes {
+			rec.Disagrees = rec.Disagrees || disagrees(o, result)
+		}
+		if rec.Disagrees {
+			if err := appendEvent(ctx, tx, key, evDisagreement, operator, map[string]any{"reconciled": result}, now, nil); err != nil {
 				return err
 			}
 		}
 		rec.At = fromMS(now)
-		return setStage(ctx, tx, key, "reconciled", 0, now)
+		return setStage(ctx, tx, key, StateReconciled, 0, now)
 	})
 	return rec, err
 }
 
 // ReviewConflict marks a logged conflict as reviewed by an operator.
 func (s *Store) ReviewConflict(ctx context.Context, conflictID int64, operator, note string) error {
-	return s.review(ctx, "conflicts", "conflict_reviews", "conflict_id", "conflict_reviewed", conflictID, operator, note)
+	return s.review(ctx, "conflicts", "conflict_reviews", "conflict_id", evConflictReviewed, conflictID, operator, note)
 }
 
 // ReviewFenced marks a logged fenced call as reviewed by an operator.
 func (s *Store) ReviewFenced(ctx context.Context, fencedID int64, operator, note string) error {
-	return s.review(ctx, "fenced", "fenced_reviews", "fenced_id", "fenced_reviewed", fencedID, operator, note)
+	return s.review(ctx, "fenced", "fenced_reviews", "fenced_id", evFencedReviewed, fencedID, operator, note)
 }
 
 // ErrAlreadyReviewed means the item already carries a review.
@@ -257,9 +282,10 @@ func (s *Store) review(ctx context.Context, table, reviews, col, event string, i
 		if done > 0 {
 			return fmt.Errorf("%s %d: %w", table, id, ErrAlreadyReviewed)
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO "+reviews+"("+col+", operator, note, at_ms) VALUES (?, ?, ?, ?)", id, operator, note, now); err != nil {
+		ref, err := insertFact(ctx, tx, reviews, col+", operator, note, at_ms", id, operator, note, now)
+		if err != nil {
 			return err
 		}
-		return appendEvent(ctx, tx, key, event, operator, map[string]any{col: id, "note": note}, now)
+		return appendEvent(ctx, tx, key, event, operator, map[string]any{col: id, "note": note}, now, &ref)
 	})
 }

@@ -28,13 +28,62 @@ const (
 	StateReconciled State = "reconciled"
 )
 
-// States lists every state, in the order of the lifecycle.
-var States = []State{StateRecorded, StatePending, StateApproved, StateDenied, StateRejected,
-	StateExpired, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateReconciled}
+// States lists every state, in the order of the lifecycle. It returns a
+// new slice, so no caller can change another's.
+func States() []State {
+	return []State{StateRecorded, StatePending, StateApproved, StateDenied, StateRejected,
+		StateExpired, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateReconciled}
+}
+
+// DecisionKind is an operator's answer to an approval request.
+type DecisionKind string
+
+// The two decisions.
+const (
+	DecisionApproved DecisionKind = "approved"
+	DecisionRejected DecisionKind = "rejected"
+)
+
+// Result is an operator's settlement of an uncertain action.
+type Result string
+
+// The two reconciliation results.
+const (
+	ResultExecuted    Result = "executed"
+	ResultNotExecuted Result = "not-executed"
+)
+
+// ParseResult checks a reconciliation result given by a user.
+func ParseResult(s string) (Result, error) {
+	switch Result(s) {
+	case ResultExecuted, ResultNotExecuted:
+		return Result(s), nil
+	}
+	return "", fmt.Errorf("%w: result %q: use executed or not-executed", ErrInvalidInput, s)
+}
+
+// safeNewKey is the one rule for safe_new_key: the key ended without
+// executing (rejected, expired, reconciled not-executed) or after a
+// failure, so a new reviewed operation under a new key is the way on.
+func safeNewKey(st State, result Result) bool {
+	switch st {
+	case StateRejected, StateExpired, StateFailed:
+		return true
+	case StateReconciled:
+		return result == ResultNotExecuted
+	}
+	return false
+}
+
+// disagrees reports whether a worker's outcome contradicts an operator's
+// reconciliation.
+func disagrees(outcome Outcome, result Result) bool {
+	return result == ResultExecuted && outcome == Failed || result == ResultNotExecuted && outcome == Succeeded
+}
 
 // ParseState checks a state name given by a user.
 func ParseState(s string) (State, error) {
-	for _, st := range States {
+	for _, st := range States() {
 		if string(st) == s {
 			return st, nil
 		}
@@ -45,18 +94,14 @@ func ParseState(s string) (State, error) {
 // stateFrom derives the state from the index's stage and deadline: a
 // pending request past its deadline is expired and a permit past its lease
 // is uncertain, without anyone writing at that moment.
-func stateFrom(stage string, deadline, now int64) State {
-	switch stage {
-	case "pending":
-		if now >= deadline {
-			return StateExpired
-		}
-	case "executing":
-		if now >= deadline {
-			return StateUncertain
-		}
+func stateFrom(stage State, deadline, now int64) State {
+	switch {
+	case stage == StatePending && now >= deadline:
+		return StateExpired
+	case stage == StateExecuting && now >= deadline:
+		return StateUncertain
 	}
-	return State(stage)
+	return stage
 }
 
 // stateSQL returns a WHERE fragment over action_index selecting one state.
@@ -79,7 +124,7 @@ type indexRow struct {
 	Key      string
 	Kind     string
 	Agent    string
-	Stage    string
+	Stage    State
 	Deadline int64
 	SHA256   string
 	Retained bool
@@ -154,7 +199,7 @@ func (r *indexRow) unpack(v string) bool {
 	if err != nil {
 		return false
 	}
-	r.Stage, r.Deadline, r.Retained, r.Redacted, r.Agent = stage, d, v[0]&1 != 0, v[0]&2 != 0, v[1:]
+	r.Stage, r.Deadline, r.Retained, r.Redacted, r.Agent = State(stage), d, v[0]&1 != 0, v[0]&2 != 0, v[1:]
 	return true
 }
 
@@ -169,7 +214,7 @@ func loadIndex(ctx context.Context, tx *Tx, key string) (indexRow, error) {
 
 // setStage moves the projection; the fact that justifies the move has
 // been appended in the same transaction.
-func setStage(ctx context.Context, tx *Tx, key, stage string, deadline, now int64) error {
+func setStage(ctx context.Context, tx *Tx, key string, stage State, deadline, now int64) error {
 	_, err := tx.ExecContext(ctx, `UPDATE action_index SET stage = ?, deadline_ms = ?, updated_ms = ? WHERE action_key = ?`,
 		stage, deadline, now, key)
 	return err

@@ -95,7 +95,9 @@ func dsnWith(path string, busy time.Duration, writer, immutable bool) string {
 	q.Add("_pragma", "recursive_triggers(1)")
 	q.Add("_pragma", "synchronous(FULL)")
 	if writer {
-		q.Add("_pragma", "journal_mode(WAL)")
+		// No journal_mode here: setting it rewrites the header, which must
+		// not happen before the file is known to be a ledger (migrate sets
+		// WAL once, and it persists).
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
@@ -107,7 +109,13 @@ func dsnWith(path string, busy time.Duration, writer, immutable bool) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
-// Open opens (creating if needed) the ledger at path and migrates it.
+// Open opens the ledger at path. A writing store creates a missing
+// ledger and migrates a tollgate ledger of an older schema or a file that
+// holds only the seed fixture's intents table; a read-only store never
+// creates, migrates or changes a file. Anything else (an empty file,
+// another application's SQLite database, a file that is not SQLite, a
+// directory, a device, a dangling link) is refused with an error that
+// names it, and its bytes stay as they were.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalidInput)
@@ -118,77 +126,105 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.BusyTimeout == 0 {
 		opt.BusyTimeout = 5 * time.Second
 	}
-	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly}
-	if opt.ReadOnly {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("open ledger: %w", err)
-		}
-	} else if err := createFile(path); err != nil {
-		return nil, err
-	}
-	var err error
-	s.r, err = sql.Open("sqlite", dsn(path, opt.BusyTimeout, false))
+	path, exists, err := checkPath(path)
 	if err != nil {
 		return nil, err
 	}
-	s.r.SetMaxOpenConns(4)
-	s.rc = newStmtCache(s.r, s.one)
-	s.r.SetConnMaxIdleTime(time.Minute)
-	if !opt.ReadOnly {
-		s.w, err = sql.Open("sqlite", dsn(path, opt.BusyTimeout, true))
-		if err != nil {
-			s.r.Close()
+	if !exists {
+		if opt.ReadOnly {
+			return nil, fmt.Errorf("%w: no ledger at %s (a reading command never creates one)", ErrNoLedger, path)
+		}
+		if err := createLedger(ctx, path, opt); err != nil {
 			return nil, err
 		}
-		s.w.SetMaxOpenConns(1)
-		s.wc = newStmtCache(s.w, s.one)
-		if err := s.migrate(ctx); err != nil {
-			s.Close()
-			return nil, err
-		}
-	} else if err := s.checkVersion(ctx); errors.Is(err, ErrReadOnly) {
-		s.r.Close()
-		if s.r, err = sql.Open("sqlite", dsnWith(path, opt.BusyTimeout, false, true)); err != nil {
-			return nil, err
-		}
-		s.r.SetMaxOpenConns(4)
-		s.rc = newStmtCache(s.r, s.one)
-		if err := s.checkVersion(ctx); err != nil {
-			s.Close()
-			return nil, err
-		}
-	} else if err != nil {
+	}
+	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly}
+	if err := s.openPools(ctx, opt); err != nil {
 		s.Close()
 		return nil, err
-	}
-	if s.one {
-		return s, nil // fastLookup asks the writer connection, unprepared
-	}
-	if s.fast, err = s.r.PrepareContext(ctx, fastQuery); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("open ledger %s: %w", path, mapDriverError(err))
 	}
 	return s, nil
 }
 
-// createFile creates a missing ledger with mode 0600 in a 0700 folder. The
-// file is created before any SQLite connection of this process exists, so
-// opening and closing it here cannot drop a POSIX lock SQLite holds.
-func createFile(path string) error {
-	dir := filepath.Dir(path)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("%w: create ledger folder: %v", ErrReadOnly, err)
-		}
+// openPools identifies the file through the first connection it opens
+// (which changes nothing), migrates it if this store may write, and then
+// opens the rest.
+func (s *Store) openPools(ctx context.Context, opt Options) error {
+	var err error
+	db := &s.r
+	if !opt.ReadOnly {
+		db = &s.w
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
+	if *db, err = sql.Open("sqlite", dsn(s.path, opt.BusyTimeout, !opt.ReadOnly)); err != nil {
+		return err
+	}
+	kind, version, err := identifyDB(ctx, *db)
+	if errors.Is(err, ErrReadOnly) && opt.ReadOnly {
+		// The folder is read-only, so SQLite cannot make its shared-memory
+		// file: read the file as immutable, which is right only when no
+		// write-ahead log holds rows beside it.
+		if fi, e := os.Stat(s.path + "-wal"); e == nil && fi.Size() > 0 {
+			return fmt.Errorf("%w: ledger %s has a write-ahead log (%s-wal, %d bytes) that SQLite cannot read where the folder is read-only; "+
+				"copy the folder to writable storage, or mount it writable, before reading", ErrReadOnly, s.path, s.path, fi.Size())
+		}
+		s.r.Close()
+		if s.r, err = sql.Open("sqlite", dsnWith(s.path, opt.BusyTimeout, false, true)); err != nil {
+			return err
+		}
+		kind, version, err = identifyDB(ctx, s.r)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: create ledger: %v", ErrReadOnly, err)
+		return fmt.Errorf("open ledger %s: %w", s.path, err)
 	}
-	return f.Close()
+	if e := kind.refusal(s.path, version); e != nil {
+		return e
+	}
+	if opt.ReadOnly {
+		if kind != kindLedger {
+			return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' (or any writing command) first",
+				ErrNeedsMigration, s.path, version, SchemaVersion())
+		}
+	} else {
+		s.w.SetMaxOpenConns(1)
+		s.wc = newStmtCache(s.w, s.one)
+		if kind != kindLedger {
+			if err := s.migrate(ctx, version); err != nil {
+				return fmt.Errorf("open ledger %s: %w", s.path, err)
+			}
+		}
+		// sql.Open connects lazily: a one-shot process that only guards
+		// never opens a reader connection.
+		if s.r, err = sql.Open("sqlite", dsn(s.path, opt.BusyTimeout, false)); err != nil {
+			return err
+		}
+	}
+	s.r.SetMaxOpenConns(4)
+	s.r.SetConnMaxIdleTime(time.Minute)
+	s.rc = newStmtCache(s.r, s.one)
+	if s.one {
+		return nil // fastLookup asks the writer connection, unprepared
+	}
+	if s.fast, err = s.r.PrepareContext(ctx, fastQuery); err != nil {
+		return fmt.Errorf("open ledger %s: %w", s.path, mapDriverError(err))
+	}
+	return nil
+}
+
+// identifyDB reads the header fields and table names in one statement.
+func identifyDB(ctx context.Context, db *sql.DB) (fileKind, int, error) {
+	var app, version int
+	var names sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+		(SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name))`).
+		Scan(&app, &version, &names)
+	if err != nil {
+		return 0, 0, mapDriverError(err)
+	}
+	var tables []string
+	if names.String != "" {
+		tables = strings.Split(names.String, ",")
+	}
+	return classify(app, version, tables), version, nil
 }
 
 // Close releases both pools.
@@ -199,10 +235,17 @@ func (s *Store) Close() error {
 	if s.fast != nil {
 		s.fast.Close()
 	}
-	s.rc.close()
-	err := s.r.Close()
+	var err error
+	if s.r != nil {
+		if s.rc != nil {
+			s.rc.close()
+		}
+		err = s.r.Close()
+	}
 	if s.w != nil {
-		s.wc.close()
+		if s.wc != nil {
+			s.wc.close()
+		}
 		if e := s.w.Close(); err == nil {
 			err = e
 		}
@@ -214,7 +257,12 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// after runs in the migration's transaction, after its SQL.
+	after func(ctx context.Context, tx *Tx, now int64) error
 }
+
+// afterMigration are the steps a migration needs beyond SQL.
+var afterMigration = map[int]func(ctx context.Context, tx *Tx, now int64) error{5: sealAndIdentify}
 
 func migrations() ([]migration, error) {
 	ents, err := fs.ReadDir(migrationFS, "migrations")
@@ -232,7 +280,7 @@ func migrations() ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{v, e.Name(), string(b)})
+		ms = append(ms, migration{v, e.Name(), string(b), afterMigration[v]})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	return ms, nil
@@ -244,46 +292,28 @@ func SchemaVersion() int {
 	return ms[len(ms)-1].version
 }
 
-func (s *Store) checkVersion(ctx context.Context) error {
-	var v int
-	if err := s.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("open ledger %s: %w", s.path, mapDriverError(err))
-	}
-	if v > SchemaVersion() {
-		return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, SchemaVersion())
-	}
-	if v < SchemaVersion() {
-		return fmt.Errorf("%w: ledger %s has schema version %d, this build writes %d", ErrNeedsMigration, s.path, v, SchemaVersion())
-	}
-	return nil
-}
-
-// migrate runs each pending migration in its own immediate transaction, so
-// two processes opening a new file at once cannot both apply one.
-func (s *Store) migrate(ctx context.Context) error {
-	ms, err := migrations()
+// migrate runs each migration above version in its own immediate
+// transaction (two processes opening an old file at once cannot both
+// apply one), then switches the file to WAL. The switch comes last
+// because it rewrites the header: a migration that fails leaves every
+// byte of the file as it was.
+func (s *Store) migrate(ctx context.Context, version int) error {
+	migs, err := migrations()
 	if err != nil {
 		return err
 	}
-	// The common case, an up-to-date ledger, is answered by one read; the
-	// write lock is taken only when there is work to do. A one-shot
-	// process asks its writer connection, the only one it will open.
-	db := s.r
-	if s.one {
-		db = s.w
-	}
-	var v int
-	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err == nil && v == ms[len(ms)-1].version {
-		return nil
-	}
-	for _, m := range ms {
+	last := migs[len(migs)-1].version
+	for _, m := range migs {
+		if m.version <= version {
+			continue
+		}
 		err := s.write(ctx, func(tx *Tx) error {
 			var v int
 			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 				return err
 			}
-			if v > ms[len(ms)-1].version {
-				return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, ms[len(ms)-1].version)
+			if v > last {
+				return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, last)
 			}
 			if v >= m.version {
 				return nil
@@ -291,11 +321,25 @@ func (s *Store) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
+			if m.after != nil {
+				if err := m.after(ctx, tx, ms(s.now())); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+			}
 			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version))
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("open ledger %s: %w", s.path, err)
+			return err
+		}
+	}
+	var mode string
+	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return mapDriverError(err)
+	}
+	if mode != "wal" {
+		if _, err := s.w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+			return mapDriverError(err)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 )
 
 // Problem is one integrity failure found by Verify, naming the table and
@@ -11,22 +12,42 @@ import (
 type Problem struct {
 	Table string `json:"table"`
 	Row   string `json:"row"`
+	Key   string `json:"key,omitempty"`
 	Rule  string `json:"rule"`
 }
 
 // String formats the problem for a terminal.
-func (p Problem) String() string { return fmt.Sprintf("%s %s: %s", p.Table, p.Row, p.Rule) }
+func (p Problem) String() string {
+	if p.Key != "" {
+		return fmt.Sprintf("%s %s (key %s): %s", p.Table, p.Row, p.Key, p.Rule)
+	}
+	return fmt.Sprintf("%s %s: %s", p.Table, p.Row, p.Rule)
+}
+
+// Head is a point on the hash chain: the event count and the hash of the
+// last event, for one ledger. A head someone saw and wrote down (a
+// witness) must stay on the chain for as long as the ledger lives.
+type Head struct {
+	LedgerID string `json:"ledger_id"`
+	Seq      int64  `json:"seq"`
+	Hash     string `json:"hash"`
+}
 
 // VerifyReport is the result of an integrity check.
 type VerifyReport struct {
-	Events   int64 `json:"events"`
-	Payloads int64 `json:"payloads"`
-	Intents  int64 `json:"intents"`
+	LedgerID string `json:"ledger_id"`
+	Events   int64  `json:"events"`
+	Payloads int64  `json:"payloads"`
+	Intents  int64  `json:"intents"`
+	// Facts counts the fact rows proven by their events.
+	Facts int64 `json:"facts"`
 	// External counts intents recorded outside tollgate (the seed fixture):
 	// they have a hash but no retained payload and no event, which is
 	// expected, not a problem.
-	External  int64     `json:"external_intents"`
-	ChainHead string    `json:"chain_head"`
+	External  int64  `json:"external_intents"`
+	ChainHead string `json:"chain_head"`
+	// Witnessed counts the witnessed heads of this ledger that were checked.
+	Witnessed int       `json:"witnessed_heads"`
 	Integrity string    `json:"integrity_check"`
 	Problems  []Problem `json:"problems"`
 }
@@ -34,57 +55,79 @@ type VerifyReport struct {
 // OK reports whether nothing was found.
 func (r VerifyReport) OK() bool { return len(r.Problems) == 0 && r.Integrity == "ok" }
 
-// Verify recomputes the hash chain and every retained payload's digest,
-// checks that each retained payload agrees with its intent, and runs
-// SQLite's own integrity check. It reads one snapshot and changes nothing.
-func (s *Store) Verify(ctx context.Context) (VerifyReport, error) {
+// Head is the chain head the report saw.
+func (r VerifyReport) Head() Head { return Head{LedgerID: r.LedgerID, Seq: r.Events, Hash: r.ChainHead} }
+
+// Verify proves the ledger from one snapshot and changes nothing: SQLite's
+// integrity check; the hash chain; every fact row committed by exactly
+// one event whose hash covers the row's content, and every such event by
+// its row; every retained payload's digest; the projection recomputed
+// from the facts; every permit justified by an approval or an auto rule;
+// and every witnessed head of this ledger still on the chain.
+func (s *Store) Verify(ctx context.Context, witnessed ...Head) (VerifyReport, error) {
 	var rep VerifyReport
 	err := s.read(ctx, func(tx *Tx) error {
 		rep = VerifyReport{}
 		if err := tx.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&rep.Integrity); err != nil {
 			return err
 		}
-		if err := verifyChain(ctx, tx, &rep); err != nil {
+		id, err := ledgerID(ctx, tx)
+		if err != nil {
 			return err
 		}
-		if err := verifyPayloads(ctx, tx, &rep); err != nil {
-			return err
+		rep.LedgerID = id
+		for _, step := range []func(context.Context, *Tx, *VerifyReport) error{
+			verifyChain, verifyFacts, verifyPayloads, verifyConflicts, verifyIndex, verifyJustified,
+		} {
+			if err := step(ctx, tx, &rep); err != nil {
+				return err
+			}
 		}
-		if err := verifyIndex(ctx, tx, &rep); err != nil {
-			return err
-		}
-		return verifyConflicts(ctx, tx, &rep)
+		return verifyWitnessed(ctx, tx, &rep, witnessed)
 	})
 	return rep, err
 }
 
-func (r *VerifyReport) add(table, row, rule string, args ...any) {
-	r.Problems = append(r.Problems, Problem{table, row, fmt.Sprintf(rule, args...)})
+func (r *VerifyReport) add(table, row, key, rule string, args ...any) {
+	r.Problems = append(r.Problems, Problem{Table: table, Row: row, Key: key, Rule: fmt.Sprintf(rule, args...)})
 }
 
 func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
-	rows, err := tx.QueryContext(ctx, "SELECT seq, action_key, type, actor, detail, at_ms, prev_hash, hash FROM events ORDER BY seq")
+	rows, err := tx.QueryContext(ctx, "SELECT "+eventCols+" FROM events ORDER BY seq")
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	prev, want := zeroHash, int64(1)
+	prev, want, v2 := zeroHash, int64(1), false
 	for rows.Next() {
 		var e Event
-		var d string
-		if err := rows.Scan(&e.Seq, &e.ActionKey, &e.Type, &e.Actor, &d, &e.At, &e.PrevHash, &e.Hash); err != nil {
+		d, hv, err := scanEvent(rows, &e)
+		if err != nil {
 			return err
 		}
 		rep.Events++
 		row := fmt.Sprintf("seq=%d", e.Seq)
 		if e.Seq != want {
-			rep.add("events", row, "sequence gap: expected seq %d", want)
+			rep.add("events", row, e.ActionKey, "sequence gap: expected seq %d", want)
 		}
 		if e.PrevHash != prev {
-			rep.add("events", row, "prev_hash does not match the hash of the event before it")
+			rep.add("events", row, e.ActionKey, "prev_hash does not match the hash of the event before it")
 		}
-		if h := eventHash(e.PrevHash, e.Seq, e.ActionKey, e.Type, e.Actor, d, e.At); h != e.Hash {
-			rep.add("events", row, "hash does not match the event's contents (recomputed %s)", h)
+		f := factRef{Table: e.FactTable, Row: e.FactRow, SHA256: e.FactSHA256}
+		if h := eventHash(hv, e.PrevHash, e.Seq, e.ActionKey, e.Type, e.Actor, d, e.At.UnixMilli(), f); h != e.Hash {
+			rep.add("events", row, e.ActionKey, "hash does not match the event's contents (recomputed %s)", h)
+		}
+		switch {
+		case hv == 1 && v2:
+			rep.add("events", row, e.ActionKey, "a version 1 event after version 2 events (events never go back a version)")
+		case hv == 2:
+			v2 = true
+			if e.FactTable == "" && !factlessEvents[e.Type] {
+				rep.add("events", row, e.ActionKey, "a %s event must commit a fact row and commits none", e.Type)
+			}
+			if t := factTableNamed(e.FactTable); e.FactTable != "" && (t == nil || !slices.Contains(t.events, e.Type) && e.Type != evSealed) {
+				rep.add("events", row, e.ActionKey, "a %s event cannot commit a row of %q", e.Type, e.FactTable)
+			}
 		}
 		prev, want = e.Hash, e.Seq+1
 	}
@@ -92,12 +135,118 @@ func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	return rows.Err()
 }
 
+// verifyFacts proves each fact table in both directions: every row is
+// committed by exactly one event whose fact hash is the row's content
+// (so an edited row, an inserted row and a moved row are named), and
+// every event's row is still there (so a deleted row is named).
+func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	for i := range factTables {
+		t := &factTables[i]
+		n := t.ncols()
+		type seen struct {
+			vals []any
+			seq  sql.NullInt64
+			sha  string
+			key  string
+		}
+		q := "SELECT " + prefixCols("t.", t.cols) + ", e.seq, coalesce(e.fact_sha256, ''), coalesce(e.action_key, '') FROM " + t.name +
+			" t LEFT JOIN events e ON e.fact_table = '" + t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT) ORDER BY t." + t.id + ", e.seq"
+		rows, err := queryRows(ctx, tx, q, nil, func(r *sql.Rows, v *seen) error {
+			v.vals = make([]any, n)
+			ptrs := make([]any, n+3)
+			for j := range v.vals {
+				ptrs[j] = &v.vals[j]
+			}
+			ptrs[n], ptrs[n+1], ptrs[n+2] = &v.seq, &v.sha, &v.key
+			return r.Scan(ptrs...)
+		})
+		if err != nil {
+			return err
+		}
+		for j := 0; j < len(rows); {
+			r := rows[j]
+			k := j + 1
+			for k < len(rows) && fmt.Sprint(rows[k].vals[0]) == fmt.Sprint(r.vals[0]) {
+				k++
+			}
+			ref := t.ref(r.vals)
+			rowName, key := t.id+"="+ref.Row, t.keyOf(r.vals)
+			switch {
+			case !r.seq.Valid:
+				rep.add(t.name, rowName, key, "no event commits this row: it was written outside tollgate")
+			case k-j > 1:
+				rep.add(t.name, rowName, key, "committed by %d events; a fact row has exactly one", k-j)
+			case r.sha != ref.SHA256:
+				rep.add(t.name, rowName, key, "the row's content differs from what event seq=%d committed: it was changed", r.seq.Int64)
+			case t.keyCol != "" && r.key != key:
+				rep.add(t.name, rowName, key, "event seq=%d names key %s, the row another", r.seq.Int64, r.key)
+			default:
+				rep.Facts++
+			}
+			j = k
+		}
+		match := "t." + t.id + " = e.fact_row"
+		if t.intID {
+			match = "t." + t.id + " = CAST(e.fact_row AS INTEGER)"
+		}
+		type gone struct {
+			seq      int64
+			row, key string
+		}
+		missing, err := queryRows(ctx, tx, "SELECT e.seq, e.fact_row, e.action_key FROM events e WHERE e.fact_table = '"+t.name+
+			"' AND NOT EXISTS (SELECT 1 FROM "+t.name+" t WHERE "+match+") ORDER BY e.seq", nil, func(r *sql.Rows, g *gone) error {
+			return r.Scan(&g.seq, &g.row, &g.key)
+		})
+		if err != nil {
+			return err
+		}
+		for _, g := range missing {
+			rep.add(t.name, t.id+"="+g.row, g.key, "event seq=%d commits this row, which is missing: it was deleted", g.seq)
+		}
+	}
+	return nil
+}
+
+// keyOf is the action key a fact row names, empty for ledger-wide facts.
+func (t *factTable) keyOf(vals []any) string {
+	if t.keyCol == "" {
+		return ""
+	}
+	if t.keyCol == t.id {
+		return fmt.Sprint(vals[0])
+	}
+	return fmt.Sprint(vals[1])
+}
+
+func prefixCols(prefix, cols string) string {
+	var out []byte
+	for i, c := range splitCols(cols) {
+		if i > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(out, prefix+c...)
+	}
+	return string(out)
+}
+
+func splitCols(cols string) []string {
+	var out []string
+	cur := []byte{}
+	for i := 0; i < len(cols); i++ {
+		switch c := cols[i]; c {
+		case ',':
+			out, cur = append(out, string(cur)), cur[:0]
+		case ' ', '\n', '\t':
+		default:
+			cur = append(cur, c)
+		}
+	}
+	return append(out, string(cur))
+}
+
 func verifyPayloads(ctx context.Context, tx *Tx, rep *VerifyReport) error {
-	rows, err := tx.QueryContext(ctx, `SELECT i.action_key, i.payload_sha256, p.payload_sha256, p.canonical, p.kind, p.kind_sha256,
-		(SELECT count(*) FROM events e WHERE e.action_key = i.action_key AND e.type = 'recorded'),
-		coalesce(x.payload_sha256, '')
-		FROM intents i LEFT JOIN payloads p ON p.action_key = i.action_key
-		LEFT JOIN action_index x ON x.action_key = i.action_key ORDER BY i.action_key`)
+	rows, err := tx.QueryContext(ctx, `SELECT i.action_key, i.payload_sha256, p.payload_sha256, p.canonical, p.kind, p.kind_sha256
+		FROM intents i LEFT JOIN payloads p ON p.action_key = i.action_key ORDER BY i.action_key`)
 	if err != nil {
 		return err
 	}
@@ -105,96 +254,164 @@ func verifyPayloads(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	for rows.Next() {
 		var key, ih string
 		var ph, canon, kind, kindSHA sql.NullString
-		var recorded int
-		var xh string
-		if err := rows.Scan(&key, &ih, &ph, &canon, &kind, &kindSHA, &recorded, &xh); err != nil {
+		if err := rows.Scan(&key, &ih, &ph, &canon, &kind, &kindSHA); err != nil {
 			return err
 		}
 		rep.Intents++
-		row := "action_key=" + fmt.Sprintf("%q", key)
-		if xh != ih {
-			rep.add("action_index", row, "index copy of the hash differs from the intent's hash")
-		}
+		row := "action_key=" + key
 		if !ph.Valid {
 			rep.External++
 			continue
 		}
 		rep.Payloads++
 		if ph.String != ih {
-			rep.add("payloads", row, "payload_sha256 differs from the intent's hash")
+			rep.add("intents", row, key, "the intent's hash differs from its payload row's hash")
 		}
-		if canon.Valid && sha256Hex([]byte(canon.String)) != ih {
-			rep.add("payloads", row, "retained payload does not hash to the intent's payload_sha256")
+		if canon.Valid {
+			p, err := DecodePayload([]byte(canon.String))
+			switch {
+			case sha256Hex([]byte(canon.String)) != ih:
+				rep.add("payloads", row, key, "retained payload does not hash to the intent's payload_sha256")
+			case err != nil || p.Kind != kind.String:
+				rep.add("payloads", row, key, "retained payload's kind differs from the kind column")
+			}
 		}
 		if sha256Hex([]byte(kind.String)) != kindSHA.String {
-			rep.add("payloads", row, "kind does not hash to kind_sha256")
-		}
-		if recorded != 1 {
-			rep.add("events", row, "expected one 'recorded' event for a retained intent, found %d", recorded)
+			rep.add("payloads", row, key, "kind does not hash to kind_sha256")
 		}
 	}
 	return rows.Err()
 }
 
 func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
-	rows, err := tx.QueryContext(ctx, "SELECT id, attempted_sha256, attempted FROM conflicts WHERE attempted IS NOT NULL ORDER BY id")
+	rows, err := tx.QueryContext(ctx, "SELECT id, action_key, attempted_sha256, attempted FROM conflicts WHERE attempted IS NOT NULL ORDER BY id")
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var h, a string
-		if err := rows.Scan(&id, &h, &a); err != nil {
+		var key, h, a string
+		if err := rows.Scan(&id, &key, &h, &a); err != nil {
 			return err
 		}
 		if sha256Hex([]byte(a)) != h {
-			rep.add("conflicts", fmt.Sprintf("id=%d", id), "attempted payload does not hash to attempted_sha256")
+			rep.add("conflicts", fmt.Sprintf("id=%d", id), key, "attempted payload does not hash to attempted_sha256")
 		}
 	}
 	return rows.Err()
 }
 
-// verifyIndex recomputes every key's stage and deadline from the facts and
-// compares them with the action index, the one table that is updated.
+// verifyIndex recomputes every column of the action index, the one table
+// that is updated, from the facts, and names each row that disagrees.
 func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
-	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.stage, x.deadline_ms,
-		CASE
-			WHEN c.action_key IS NOT NULL THEN 'reconciled'
-			WHEN r.outcome = 'unknown' THEN 'uncertain'
-			WHEN r.outcome IS NOT NULL THEN r.outcome
-			WHEN p.action_key IS NOT NULL THEN 'executing'
-			WHEN d.decision IS NOT NULL THEN d.decision
-			WHEN q.action_key IS NOT NULL THEN 'pending'
-			WHEN e.mode = 'deny' THEN 'denied'
-			ELSE 'recorded'
-		END,
-		CASE
-			WHEN c.action_key IS NULL AND r.outcome IS NULL AND p.action_key IS NOT NULL THEN p.lease_ms
-			WHEN p.action_key IS NULL AND d.decision IS NULL AND q.action_key IS NOT NULL THEN q.expires_ms
-			ELSE 0
-		END
+	type ixRow struct {
+		key, logical, epoch, kind, agent, target, stage, sha string
+		deadline                                            int64
+		retained, redacted                                  bool
+		hasIntent, hasPayload                               bool
+		wKind, wAgent, wTarget, wStage, wSHA                string
+		wDeadline                                           int64
+		wRedacted                                           bool
+	}
+	rows, err := queryRows(ctx, tx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
+		x.deadline_ms, x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
+		coalesce(pl.kind, ''), coalesce(pl.agent, ''), coalesce(CASE WHEN pl.redacted = 0 THEN json_extract(pl.canonical, '$.target') END, ''),
+		`+stageSQL+`, coalesce(i.payload_sha256, ''), `+deadlineSQL+`, coalesce(pl.redacted, 0)
 		FROM action_index x
+		LEFT JOIN intents i ON i.action_key = x.action_key
 		LEFT JOIN reconciliations c ON c.action_key = x.action_key
 		LEFT JOIN reports r ON r.action_key = x.action_key AND r.kind = 'accepted'
 		LEFT JOIN permits p ON p.action_key = x.action_key
 		LEFT JOIN decisions d ON d.action_key = x.action_key
 		LEFT JOIN approval_requests q ON q.action_key = x.action_key
 		LEFT JOIN policy_evals e ON e.action_key = x.action_key
-		ORDER BY x.id`)
+		LEFT JOIN payloads pl ON pl.action_key = x.action_key
+		ORDER BY x.id`, nil, func(r *sql.Rows, x *ixRow) error {
+		return r.Scan(&x.key, &x.logical, &x.epoch, &x.kind, &x.agent, &x.target, &x.stage, &x.sha, &x.deadline, &x.retained, &x.redacted,
+			&x.hasIntent, &x.hasPayload, &x.wKind, &x.wAgent, &x.wTarget, &x.wStage, &x.wSHA, &x.wDeadline, &x.wRedacted)
+	})
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var key, stage, want string
-		var deadline, wantDeadline int64
-		if err := rows.Scan(&key, &stage, &deadline, &want, &wantDeadline); err != nil {
-			return err
+	for _, x := range rows {
+		row := "action_key=" + x.key
+		if !x.hasIntent {
+			rep.add("action_index", row, x.key, "indexes a key that has no intent")
+			continue
 		}
-		if stage != want || deadline != wantDeadline {
-			rep.add("action_index", fmt.Sprintf("action_key=%q", key), "stage %s (deadline %d) disagrees with the facts: %s (deadline %d)", stage, deadline, want, wantDeadline)
+		wLogical, wEpoch := x.key, ""
+		if x.hasPayload {
+			if k, err := ParseKey(x.key); err == nil {
+				wLogical, wEpoch = k.Logical, k.Epoch
+			}
+		}
+		for _, c := range []struct {
+			col       string
+			got, want any
+		}{
+			{"stage", x.stage, x.wStage}, {"deadline_ms", x.deadline, x.wDeadline}, {"payload_sha256", x.sha, x.wSHA},
+			{"logical_key", x.logical, wLogical}, {"epoch", x.epoch, wEpoch}, {"kind", x.kind, x.wKind}, {"agent", x.agent, x.wAgent},
+			{"target", x.target, x.wTarget}, {"retained", x.retained, x.hasPayload}, {"redacted", x.redacted, x.wRedacted},
+		} {
+			if c.got != c.want {
+				rep.add("action_index", row, x.key, "%s %v disagrees with the facts, which say %v", c.col, c.got, c.want)
+			}
 		}
 	}
-	return rows.Err()
+	missing, err := queryRows(ctx, tx, "SELECT action_key FROM intents i WHERE NOT EXISTS (SELECT 1 FROM action_index x WHERE x.action_key = i.action_key)",
+		nil, func(r *sql.Rows, k *string) error { return r.Scan(k) })
+	for _, k := range missing {
+		rep.add("action_index", "action_key="+k, k, "the intent has no index row")
+	}
+	return err
+}
+
+// verifyJustified checks the rules that tie facts to each other: a
+// permit follows an approval or an auto policy, a decision comes before
+// its request's deadline, and a filed report carries the key's permit id.
+func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	type bad struct{ table, key, rule string }
+	rows, err := queryRows(ctx, tx, `
+		SELECT 'permits', p.action_key, 'a permit with neither an approval nor an auto policy behind it' FROM permits p
+			LEFT JOIN policy_evals e ON e.action_key = p.action_key LEFT JOIN decisions d ON d.action_key = p.action_key
+			WHERE NOT (coalesce(e.mode, '') = 'auto' OR coalesce(d.decision, '') = 'approved')
+		UNION ALL
+		SELECT 'decisions', d.action_key, 'decided at or after the request''s deadline' FROM decisions d
+			JOIN approval_requests q ON q.action_key = d.action_key WHERE d.at_ms >= q.expires_ms
+		UNION ALL
+		SELECT 'reports', r.action_key, 'report id=' || r.id || ' carries a permit id that is not the key''s permit' FROM reports r
+			JOIN permits p ON p.action_key = r.action_key WHERE r.permit_id != p.permit_id`, nil,
+		func(r *sql.Rows, b *bad) error { return r.Scan(&b.table, &b.key, &b.rule) })
+	for _, b := range rows {
+		rep.add(b.table, "action_key="+b.key, b.key, "%s", b.rule)
+	}
+	return err
+}
+
+// verifyWitnessed checks that every witnessed head of this ledger is
+// still on the chain: a cut tail loses the witnessed event, a chain
+// recomputed from scratch changes its hash.
+func verifyWitnessed(ctx context.Context, tx *Tx, rep *VerifyReport, heads []Head) error {
+	for _, h := range heads {
+		if h.LedgerID != rep.LedgerID {
+			continue
+		}
+		rep.Witnessed++
+		row := fmt.Sprintf("seq=%d", h.Seq)
+		if h.Seq == 0 {
+			continue
+		}
+		var hash string
+		err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", h.Seq).Scan(&hash)
+		switch {
+		case err == sql.ErrNoRows:
+			rep.add("events", row, "", "a witnessed head (event %d, hash %s) is gone: the chain was cut to %d events", h.Seq, h.Hash, rep.Events)
+		case err != nil:
+			return err
+		case hash != h.Hash:
+			rep.add("events", row, "", "a witnessed head (event %d) had hash %s and now has %s: the chain was rewritten", h.Seq, h.Hash, hash)
+		}
+	}
+	return nil
 }

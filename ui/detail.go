@@ -202,7 +202,7 @@ func (d *detailView) content() string {
 	}
 	b.WriteString("\n" + st.Label.Render("timeline") + "\n")
 	for _, e := range dt.Events {
-		b.WriteString(fmt.Sprintf("%s  %-20s %s\n", when(time.UnixMilli(e.At)), e.Type, safetext.Escape(e.Actor)))
+		b.WriteString(fmt.Sprintf("%s  %-20s %s\n", when(e.At), e.Type, safetext.Escape(e.Actor)))
 	}
 	return b.String()
 }

@@ -414,7 +414,7 @@ func (m *Model) act(d dialogDoneMsg) tea.Cmd {
 			case dlgReject:
 				_, err = s.Reject(ctx, t.Key, op, d.text)
 			case dlgReconcile:
-				_, err = s.Reconcile(ctx, t.Key, d.result, op, d.text)
+				_, err = s.Reconcile(ctx, t.Key, ledger.Result(d.result), op, d.text)
 			case dlgReview:
 				if t.View == viewFenced {
 					err = s.ReviewFenced(ctx, t.ID, op, d.text)

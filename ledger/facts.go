@@ -1,0 +1,257 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// factTable describes one append-only table whose every row is committed
+// by exactly one event: the event names the table, the row's key and the
+// SHA-256 of the row's columns, and the event's hash covers all three.
+// verify reads the same description, so what is written and what is
+// proven cannot drift apart.
+type factTable struct {
+	name string
+	// id is the primary key column; intID when it is an INTEGER key.
+	id    string
+	intID bool
+	// cols are every column, in the order the row hash covers them.
+	cols string
+	// keyCol names the action key column, empty for ledger-wide facts.
+	keyCol string
+	// events are the event types that may commit a row of this table.
+	events []string
+}
+
+// The fact tables, in the order verify reports them.
+var factTables = []factTable{
+	{name: "payloads", id: "action_key", cols: "action_key, payload_sha256, canonical, redacted, kind, kind_sha256, target_sha256, body_sha256, agent, recorded_ms", keyCol: "action_key", events: []string{evRecorded}},
+	{name: "conflicts", id: "id", intID: true, cols: "id, action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms", keyCol: "action_key", events: []string{evConflict}},
+	{name: "policy_rules", id: "id", intID: true, cols: "id, pattern, mode, ttl_ms, operator, set_ms", events: []string{evPolicySet}},
+	{name: "policy_evals", id: "action_key", cols: "action_key, mode, ttl_ms, rule_id, pattern, at_ms", keyCol: "action_key", events: []string{evPolicyEvaluated}},
+	{name: "approval_requests", id: "action_key", cols: "action_key, agent, requested_ms, expires_ms", keyCol: "action_key", events: []string{evApprovalRequested}},
+	{name: "decisions", id: "action_key", cols: "action_key, decision, operator, reason, at_ms", keyCol: "action_key", events: []string{string(DecisionApproved), string(DecisionRejected)}},
+	{name: "permits", id: "action_key", cols: "action_key, permit_id, agent, issued_ms, lease_ms", keyCol: "action_key", events: []string{evPermitIssued}},
+	{name: "reports", id: "id", intID: true, cols: "id, action_key, permit_id, outcome, ref, latency_ms, kind, at_ms", keyCol: "action_key", events: []string{"report_accepted", "report_late", "report_refused"}},
+	{name: "report_refusals", id: "id", intID: true, cols: "id, action_key, permit_id, outcome, ref, latency_ms, rule, at_ms", keyCol: "action_key", events: []string{evReportRefused}},
+	{name: "reconciliations", id: "action_key", cols: "action_key, result, operator, note, at_ms", keyCol: "action_key", events: []string{evReconciled}},
+	{name: "epochs", id: "seq", intID: true, cols: "seq, epoch, operator, at_ms", events: []string{evEpochActivated}},
+	{name: "fenced", id: "id", intID: true, cols: "id, action_key, key_epoch, active_epoch, payload_sha256, agent, reason, at_ms", keyCol: "action_key", events: []string{evFenced}},
+	{name: "conflict_reviews", id: "conflict_id", intID: true, cols: "conflict_id, operator, note, at_ms", events: []string{evConflictReviewed}},
+	{name: "fenced_reviews", id: "fenced_id", intID: true, cols: "fenced_id, operator, note, at_ms", events: []string{evFencedReviewed}},
+	{name: "ledger_meta", id: "one", intID: true, cols: "one, ledger_id, created_ms", events: []string{evLedgerCreated}},
+}
+
+// Event types. An event either commits one fact row or, for the few in
+// factlessEvents, records something derived from facts already proven.
+const (
+	evRecorded          = "recorded"
+	evConflict          = "conflict"
+	evPolicySet         = "policy_set"
+	evPolicyEvaluated   = "policy_evaluated"
+	evApprovalRequested = "approval_requested"
+	evPermitIssued      = "permit_issued"
+	evReportRefused     = "report_refused_unfiled"
+	evReconciled        = "reconciled"
+	evEpochActivated    = "epoch_activated"
+	evFenced            = "fenced"
+	evConflictReviewed  = "conflict_reviewed"
+	evFencedReviewed    = "fenced_reviewed"
+	evLedgerCreated     = "ledger_created"
+	evSealed            = "sealed"
+	evDisagreement      = "disagreement_flagged"
+)
+
+// factlessEvents commit no row: a flagged disagreement is derived from a
+// report and a reconciliation that are themselves proven.
+var factlessEvents = map[string]bool{evDisagreement: true}
+
+func factTableNamed(name string) *factTable {
+	for i := range factTables {
+		if factTables[i].name == name {
+			return &factTables[i]
+		}
+	}
+	return nil
+}
+
+// factRef is what an event commits of its fact row.
+type factRef struct {
+	Table  string
+	Row    string
+	SHA256 string
+}
+
+// rowHash is the SHA-256 over a fact row's table name and column values,
+// each written with a type tag and its length so that no two different
+// rows encode alike.
+func rowHash(table string, vals []any) string {
+	h := sha256.New()
+	put := func(tag byte, s string) {
+		h.Write([]byte{tag})
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	put('t', table)
+	for _, v := range vals {
+		switch x := v.(type) {
+		case nil:
+			put('n', "")
+		case int64:
+			put('i', strconv.FormatInt(x, 10))
+		case string:
+			put('s', x)
+		case []byte:
+			put('b', string(x))
+		case float64:
+			put('f', strconv.FormatFloat(x, 'g', -1, 64))
+		default:
+			put('?', fmt.Sprint(x))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// scanFact reads one fact row's columns as the driver returns them.
+func scanFact(sc interface{ Scan(...any) error }, n int) ([]any, error) {
+	vals := make([]any, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := sc.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	return vals, nil
+}
+
+func (t *factTable) ncols() int { return strings.Count(t.cols, ",") + 1 }
+
+func (t *factTable) ref(vals []any) factRef {
+	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals)}
+}
+
+// insertFact inserts one row into an append-only table and returns what
+// its event must commit: the row as stored (RETURNING), so the hash is of
+// exactly what verify will read back.
+func insertFact(ctx context.Context, tx *Tx, table, cols string, args ...any) (factRef, error) {
+	t := factTableNamed(table)
+	if t == nil {
+		return factRef{}, fmt.Errorf("insertFact: %s is not a fact table", table)
+	}
+	q := "INSERT INTO " + table + "(" + cols + ") VALUES (?" + strings.Repeat(", ?", len(args)-1) + ") RETURNING " + t.cols
+	vals, err := scanFact(tx.QueryRowContext(ctx, q, args...), t.ncols())
+	if err != nil {
+		return factRef{}, err
+	}
+	return t.ref(vals), nil
+}
+
+// rowID returns a fact's integer row id (for tables keyed by one).
+func (f factRef) rowID() int64 {
+	n, _ := strconv.ParseInt(f.Row, 10, 64)
+	return n
+}
+
+// sealFacts appends one 'sealed' event for every fact row no event
+// commits: the rows a ledger held before schema 5 made events commit
+// their rows. From then on verify proves they have not changed.
+func sealFacts(ctx context.Context, tx *Tx, now int64) error {
+	for i := range factTables {
+		t := &factTables[i]
+		q := "SELECT " + t.cols + " FROM " + t.name + " t WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.fact_table = '" +
+			t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT)) ORDER BY t." + t.id
+		rows, err := queryRows(ctx, tx, q, nil, func(r *sql.Rows, v *[]any) error {
+			var err error
+			*v, err = scanFact(r, t.ncols())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, vals := range rows {
+			key := ""
+			if t.keyCol != "" {
+				key = fmt.Sprint(vals[0])
+				if t.keyCol != t.id {
+					key = fmt.Sprint(vals[1])
+				}
+			}
+			ref := t.ref(vals)
+			if err := appendEvent(ctx, tx, key, evSealed, "tollgate", map[string]any{"table": t.name}, now, &ref); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// keyFacts is what the append-only facts say about one key, read inside
+// the transaction that acts on it. Nothing that grants (a permit, a
+// decision, a reconciliation, a settled answer) reads the projection.
+type keyFacts struct {
+	Stage    State
+	Deadline int64
+	// Reason is the rejection's reason; Result the reconciliation's.
+	Reason string
+	Result Result
+	// Policy is the evaluated mode, empty before the first guard.
+	Policy string
+	// The intent's own facts, from its payload row: empty agent and kind
+	// and Retained false for an intent recorded outside tollgate.
+	Agent    string
+	Kind     string
+	Retained bool
+	Redacted bool
+}
+
+// stageSQL derives a key's stage from its facts; deadlineSQL the deadline
+// that goes with it. Both run over the joins of factsFrom, for one key
+// (loadFacts) or every key (verify), so the rule is written once.
+const (
+	stageSQL = `CASE
+		WHEN c.action_key IS NOT NULL THEN 'reconciled'
+		WHEN r.outcome = 'unknown' THEN 'uncertain'
+		WHEN r.outcome IS NOT NULL THEN r.outcome
+		WHEN p.action_key IS NOT NULL THEN 'executing'
+		WHEN d.decision IS NOT NULL THEN d.decision
+		WHEN q.action_key IS NOT NULL THEN 'pending'
+		WHEN e.mode = 'deny' THEN 'denied'
+		ELSE 'recorded'
+	END`
+	deadlineSQL = `CASE
+		WHEN c.action_key IS NULL AND r.outcome IS NULL AND p.action_key IS NOT NULL THEN p.lease_ms
+		WHEN p.action_key IS NULL AND d.decision IS NULL AND q.action_key IS NOT NULL THEN q.expires_ms
+		ELSE 0
+	END`
+	factsFrom = ` FROM intents i
+		LEFT JOIN reconciliations c ON c.action_key = i.action_key
+		LEFT JOIN reports r ON r.action_key = i.action_key AND r.kind = 'accepted'
+		LEFT JOIN permits p ON p.action_key = i.action_key
+		LEFT JOIN decisions d ON d.action_key = i.action_key
+		LEFT JOIN approval_requests q ON q.action_key = i.action_key
+		LEFT JOIN policy_evals e ON e.action_key = i.action_key`
+)
+
+// loadFacts reads one key's stage from the facts inside tx.
+func loadFacts(ctx context.Context, tx *Tx, key string) (keyFacts, error) {
+	var f keyFacts
+	var stage string
+	err := tx.QueryRowContext(ctx, "SELECT "+stageSQL+", "+deadlineSQL+
+		", coalesce(d.reason, ''), coalesce(c.result, ''), coalesce(e.mode, ''), coalesce(pl.agent, ''), coalesce(pl.kind, ''),"+
+		" pl.action_key IS NOT NULL, coalesce(pl.redacted, 0)"+factsFrom+
+		" LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = ?", key).
+		Scan(&stage, &f.Deadline, &f.Reason, &f.Result, &f.Policy, &f.Agent, &f.Kind, &f.Retained, &f.Redacted)
+	if errors.Is(err, sql.ErrNoRows) {
+		return f, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	f.Stage = State(stage)
+	return f, err
+}
