@@ -2,9 +2,9 @@ package ledger
 
 import (
 	"bytes"
-	"fmt"
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"

@@ -56,7 +56,9 @@ type VerifyReport struct {
 func (r VerifyReport) OK() bool { return len(r.Problems) == 0 && r.Integrity == "ok" }
 
 // Head is the chain head the report saw.
-func (r VerifyReport) Head() Head { return Head{LedgerID: r.LedgerID, Seq: r.Events, Hash: r.ChainHead} }
+func (r VerifyReport) Head() Head {
+	return Head{LedgerID: r.LedgerID, Seq: r.Events, Hash: r.ChainHead}
+}
 
 // Verify proves the ledger from one snapshot and changes nothing: SQLite's
 // integrity check; the hash chain; every fact row committed by exactly
@@ -307,12 +309,12 @@ func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	type ixRow struct {
 		key, logical, epoch, kind, agent, target, stage, sha string
-		deadline                                            int64
-		retained, redacted                                  bool
-		hasIntent, hasPayload                               bool
-		wKind, wAgent, wTarget, wStage, wSHA                string
-		wDeadline                                           int64
-		wRedacted                                           bool
+		deadline                                             int64
+		retained, redacted                                   bool
+		hasIntent, hasPayload                                bool
+		wKind, wAgent, wTarget, wStage, wSHA                 string
+		wDeadline                                            int64
+		wRedacted                                            bool
 	}
 	rows, err := queryRows(ctx, tx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
 		x.deadline_ms, x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
