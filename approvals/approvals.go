@@ -47,8 +47,9 @@ type Rule struct {
 	TTL time.Duration
 }
 
-// Default is the rule applied when no rule matches: ask a human.
-var Default = Rule{Pattern: "(default)", Mode: Approval, TTL: DefaultTTL}
+// DefaultRule is the rule applied when no rule matches: ask a human. It
+// is a function so that no caller can change it for everyone.
+func DefaultRule() Rule { return Rule{Pattern: "(no rule matches)", Mode: Approval, TTL: DefaultTTL} }
 
 // ValidatePattern checks a rule pattern.
 func ValidatePattern(p string) error {
@@ -68,9 +69,9 @@ func IsGlob(p string) bool { return strings.ContainsAny(p, "*?") }
 
 // Match picks the rule for kind: an exact pattern wins; otherwise the
 // matching glob with the most literal characters (the most specific);
-// among equals the later rule. No match gives Default.
+// among equals the later rule. No match gives DefaultRule.
 func Match(rules []Rule, kind string) Rule {
-	best, bestScore := Default, -1
+	best, bestScore := DefaultRule(), -1
 	for _, r := range rules {
 		score := -1
 		switch {
@@ -146,7 +147,7 @@ func CheckDecision(req Request, operator string, approve bool, reason string, no
 		return fmt.Errorf("%w (%s)", ErrAlreadyDecided, req.Decided)
 	case !now.Before(req.Expires):
 		return fmt.Errorf("%w at %s", ErrExpired, req.Expires.UTC().Format(time.RFC3339))
-	case approve && operator == req.Agent:
+	case approve && SameName(operator, req.Agent):
 		return fmt.Errorf("%w (operator and agent are both %q)", ErrSelfApproval, operator)
 	case !approve && strings.TrimSpace(reason) == "":
 		return ErrReasonRequired

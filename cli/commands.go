@@ -535,13 +535,14 @@ func runPolicyList(ctx context.Context, c *cmdCtx) (int, error) {
 		for _, r := range rules {
 			out = append(out, ruleJSON(r))
 		}
-		writeJSON(c.stdout, map[string]any{"rules": out, "default": ruleJSON(approvals.Default)})
+		writeJSON(c.stdout, map[string]any{"rules": out, "default": ruleJSON(approvals.DefaultRule())})
 		return ExitOK, nil
 	}
 	for _, r := range rules {
 		fmt.Fprintf(c.stdout, "%-30s %s%s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r))
 	}
-	fmt.Fprintf(c.stdout, "%-30s %s%s\n", "(no rule matches)", approvals.Default.Mode, ttlText(approvals.Default))
+	def := approvals.DefaultRule()
+	fmt.Fprintf(c.stdout, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
 	return ExitOK, nil
 }
 

@@ -19,7 +19,7 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
 	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
 	s.SetPolicy(ctx, "no", approvals.Deny, 0, "root")
-	agent := "bot 7 \n2 pending 0 " // spaces, digits and stage words must not shift a field
+	agent := "bot 7  2 pending 0 " // spaces, digits and stage words must not shift a field
 	type key struct {
 		name string
 		p    Payload

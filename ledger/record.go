@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // RecordOptions qualifies a Record or Guard call.
@@ -37,14 +39,13 @@ type Intent struct {
 }
 
 // MaxAgentLen bounds agent and operator names.
-const MaxAgentLen = 200
+const MaxAgentLen = approvals.MaxNameLen
 
+// checkName applies approvals.CheckName and makes its refusal an
+// ErrInvalidInput.
 func checkName(what, s string) error {
-	if len(s) > MaxAgentLen {
-		return fmt.Errorf("%w: %s must be at most %d bytes", ErrInvalidInput, what, MaxAgentLen)
-	}
-	if !validUTF8(s) {
-		return fmt.Errorf("%w: %s must be valid UTF-8", ErrInvalidInput, what)
+	if err := approvals.CheckName(what, s); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
 	return nil
 }

@@ -223,14 +223,16 @@ func TestWideLayoutGolden(t *testing.T) {
 func TestHostilePayloadGolden(t *testing.T) {
 	f := newFixture(t)
 	hostile := "\x1b[2J\x1b[H\x1b]0;owned\x07approve=NO\rapprove=YES\x1b]8;;unterminated \u202eevil\u009b31m\x7f\b"
-	f.guard("refund:le-1", "refund", hostile, "bot\x1b[31m")
+	// Agent names with control or format characters are refused at input
+	// now; the payload's fields are where hostile text still arrives.
+	f.guard("refund:le-1", "refund", hostile, "bot")
 	tm := f.console(80, 24, false, "alice")
 	waitFor(t, tm, `approve=NO\rapprove=YES`)
 	view := final(t, tm)
 	if strings.ContainsAny(view, "\x1b\r\x07\x7f\b\u009b\u202e") {
 		t.Fatalf("raw control characters reached the frame: %q", view)
 	}
-	for _, want := range []string{`\x1b[2J\x1b[H\x1b]0;owned\x07approve=NO\rapprove=YES`, `\u202eevil\u009b31m\x7f\b`, `bot\x1b[31m`} {
+	for _, want := range []string{`\x1b[2J\x1b[H\x1b]0;owned\x07approve=NO\rapprove=YES`, `\u202eevil\u009b31m\x7f\b`} {
 		if !strings.Contains(view, want) {
 			t.Errorf("frame does not show %s", want)
 		}
