@@ -67,7 +67,7 @@ func (r result) json(t *testing.T) map[string]any {
 func run(t *testing.T, db, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=")
+	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"))
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -210,8 +210,25 @@ func TestEveryExitCode(t *testing.T) {
 	}
 	want(t, run(t, db, "", "guard", "hsr1:"+epoch+":refund:c", "--kind", "refund", "--target", "t", "--body", "b"), 0)
 
+	// 7: nothing to act on, which no retry cures: an unknown key, a
+	// report with no permit, a decision with no request.
+	want(t, run(t, db, "", "status", "never:seen"), 7)
+	want(t, run(t, db, "", "report", "never:seen", "--permit", "00000000-0000-4000-8000-000000000000", "--outcome", "succeeded"), 7)
+	want(t, run(t, db, "", "report", "export:1", "--permit", permitB, "--outcome", "succeeded"), 7)
+	want(t, run(t, db, "", "approve", "refund:b", "--operator", "alice"), 7)
+	want(t, run(t, db, "", "reconcile", "never:seen", "--result", "executed", "--note", "n", "--operator", "alice"), 7)
+	// A report under another key's permit is refused (4) and kept.
+	r = run(t, db, "", append([]string{"guard", "hsr1:" + epoch + ":refund:d"}, refund...)...)
+	want(t, r, 0)
+	want(t, run(t, db, "", "report", "hsr1:"+epoch+":refund:d", "--permit", permitB, "--outcome", "succeeded"), 4)
+	if r := run(t, db, "", "status", "hsr1:"+epoch+":refund:d"); !strings.Contains(r.stdout, "report_refused_unfiled") {
+		t.Fatalf("the refused report left no evidence:\n%s", r.stdout)
+	}
+	// 3: a body file that is missing or a folder.
+	want(t, run(t, db, "", "record", "k:f", "--kind", "a", "--target", "b", "--body-file", filepath.Join(t.TempDir(), "missing")), 3)
+	want(t, run(t, db, "", "record", "k:f", "--kind", "a", "--target", "b", "--body-file", t.TempDir()), 3)
+
 	// 1, 2, 3.
-	want(t, run(t, db, "", "status", "never:seen"), 1)
 	want(t, run(t, db, "", "guard"), 2)
 	want(t, run(t, db, "", "guard", "k", "--no-such-flag"), 2)
 	want(t, run(t, db, "", "frobnicate"), 2)
@@ -372,7 +389,7 @@ func TestDBFlagAndEnv(t *testing.T) {
 	want(t, run(t, envDB, "", "record", "k", "--kind", "a", "--target", "b", "--body", "c"), 0)
 	want(t, run(t, envDB, "", "--db", flagDB, "record", "k2", "--kind", "a", "--target", "b", "--body", "c"), 0)
 	want(t, run(t, envDB, "", "status", "k2", "--db", flagDB), 0)
-	want(t, run(t, envDB, "", "status", "k2"), 1)
+	want(t, run(t, envDB, "", "status", "k2"), 7)
 	r := run(t, envDB, "", "list", "--json", "--prefix", "k")
 	var rows []map[string]any
 	if json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 1 || rows[0]["key"] != "k" {

@@ -30,8 +30,12 @@ const (
 	ExitConflict  = 4
 	ExitDenied    = 5
 	ExitUncertain = 6
+	ExitNotFound  = 7
 	ExitSettled   = 10
 	ExitRetry     = 75
+	// ExitNotPermitted: this identity may not do that (no valid operator
+	// signature, a database role without the right).
+	ExitNotPermitted = 77
 )
 
 // Env is what a command may touch of the outside world.
@@ -106,27 +110,45 @@ func (c *cmdCtx) d(fs *flag.FlagSet, name string, def time.Duration, usage strin
 	c.durs[name] = fs.Duration(name, def, usage)
 }
 
-// Main runs one tollgate invocation and returns its exit code.
+// Main runs one tollgate invocation and returns its exit code. Every
+// refusal, usage errors included, goes to stderr escaped as the console
+// escapes untrusted text, and with --json also to stdout as one object
+// {"error", "exit_code"}.
 func Main(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
+	}
+	jsonMode := wantsJSON(args)
+	name := ""
+	fail := func(code int, err error) int {
+		prefix := "tollgate"
+		if name != "" {
+			prefix += " " + name
+		}
+		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, safetext.Escape(err.Error()))
+		if jsonMode && !isAgentAnswer(err) {
+			writeJSON(env.Stdout, map[string]any{"error": err.Error(), "exit_code": code})
+		}
+		return code
 	}
 	global := flag.NewFlagSet("tollgate", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	db := global.String("db", "", "ledger file (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
 	help := global.Bool("help", false, "show help")
 	global.BoolVar(help, "h", false, "show help")
+	onceFlags(global)
 	if err := global.Parse(args); err != nil {
-		fmt.Fprintf(env.Stderr, "tollgate: %v\n", err)
-		topUsage(env.Stderr)
-		return ExitUsage
+		if !jsonMode {
+			topUsage(env.Stderr)
+		}
+		return fail(ExitUsage, err)
 	}
 	rest := global.Args()
 	if *help {
 		topUsage(env.Stdout)
 		return ExitOK
 	}
-	name := "console"
+	name = "console"
 	if len(rest) > 0 {
 		name, rest = rest[0], rest[1:]
 	}
@@ -134,21 +156,21 @@ func Main(ctx context.Context, args []string, env Env) int {
 		topUsage(env.Stdout)
 		return ExitOK
 	}
-	if name == "policy" || name == "epoch" {
+	if _, ok := subcommands[name]; ok {
 		if len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
 			if len(rest) > 0 && (rest[0] == "--help" || rest[0] == "-h") {
 				topUsage(env.Stdout)
 				return ExitOK
 			}
-			fmt.Fprintf(env.Stderr, "tollgate %s: a subcommand is required (see tollgate --help)\n", name)
-			return ExitUsage
+			return fail(ExitUsage, usagef("a subcommand is required: %s (see tollgate --help)", subcommands[name]))
 		}
 		name, rest = name+" "+rest[0], rest[1:]
 	}
 	cmd, ok := commands()[name]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "tollgate: unknown command %q (see tollgate --help)\n", safetext.Escape(name))
-		return ExitUsage
+		bad := name
+		name = ""
+		return fail(ExitUsage, usagef("unknown command %q (see tollgate --help)", bad))
 	}
 	c := &cmdCtx{env: env, opts: map[string]*string{}, bools: map[string]*bool{}, durs: map[string]*time.Duration{}, ints: map[string]*int{}, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
@@ -158,6 +180,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if cmd.flags != nil {
 		cmd.flags(fs, c)
 	}
+	onceFlags(fs)
 	c.fs = fs
 	pos, err := parseInterspersed(fs, rest)
 	if errors.Is(err, flag.ErrHelp) {
@@ -165,9 +188,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "tollgate %s: %v\n", name, err)
-		cmdUsage(env.Stderr, cmd, fs)
-		return ExitUsage
+		if !jsonMode {
+			cmdUsage(env.Stderr, cmd, fs)
+		}
+		return fail(ExitUsage, err)
 	}
 	c.pos = pos
 	c.db = *db
@@ -178,16 +202,54 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(env.Stderr, "tollgate %s: %v\n", name, err)
-			return ExitUsage
+			return fail(ExitUsage, err)
 		}
-		code = exitFor(err)
-		fmt.Fprintf(env.Stderr, "tollgate %s: %s\n", name, safetext.Escape(err.Error()))
-		if c.json && !isAgentAnswer(err) {
-			writeJSON(env.Stdout, map[string]any{"error": err.Error(), "exit_code": code})
-		}
+		return fail(exitFor(err), err)
 	}
 	return code
+}
+
+// subcommands are the commands that take a subcommand word.
+var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operators": "add, list or remove"}
+
+// wantsJSON reports whether --json is among the arguments, so that even
+// a command line that does not parse gets its error as JSON.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
+}
+
+// onceValue refuses a flag given twice: "--kind a --kind b" silently
+// binding b is how an agent ends up acting on what it did not mean.
+type onceValue struct {
+	flag.Value
+	name string
+	set  bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("flag --%s given twice: give each flag once", o.name)
+	}
+	o.set = true
+	return o.Value.Set(s)
+}
+
+// IsBoolFlag keeps boolean flags valueless (--json, not --json=true).
+func (o *onceValue) IsBoolFlag() bool {
+	b, ok := o.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+func onceFlags(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name} })
 }
 
 // isAgentAnswer reports errors whose JSON answer the command printed itself.
@@ -223,23 +285,29 @@ func exitFor(err error) int {
 		return ExitConflict
 	case errors.As(err, &fe):
 		return ExitDenied
-	case errors.Is(err, ledger.ErrInvalidInput):
+	case errors.Is(err, ledger.ErrInvalidInput), errors.Is(err, approvals.ErrReasonRequired),
+		errors.Is(err, ledger.ErrNotLedger), errors.Is(err, ledger.ErrNewerSchema), errors.Is(err, ledger.ErrNeedsMigration):
 		return ExitInvalid
+	case errors.Is(err, ledger.ErrNotFound), errors.Is(err, ledger.ErrNoPermit), errors.Is(err, approvals.ErrNoRequest),
+		errors.Is(err, ledger.ErrNoLedger):
+		return ExitNotFound
 	case errors.Is(err, approvals.ErrAlreadyDecided), errors.Is(err, ledger.ErrReportDiffers),
 		errors.Is(err, ledger.ErrWrongPermit), errors.Is(err, ledger.ErrNotUncertain),
 		errors.Is(err, ledger.ErrAlreadyReviewed):
 		return ExitConflict
 	case errors.Is(err, approvals.ErrExpired), errors.Is(err, approvals.ErrSelfApproval):
 		return ExitDenied
-	case errors.Is(err, approvals.ErrReasonRequired):
-		return ExitInvalid
 	}
 	return ExitError
 }
 
+// writeJSON prints v as one line of JSON in which every character that
+// could act on a terminal or hide text is escaped as \uXXXX: Go's
+// encoder already escapes C0, <, > and &, but writes DEL, C1 controls
+// and format characters (zero-width, bidi overrides) raw.
 func writeJSON(w io.Writer, v any) {
 	b, _ := json.Marshal(v)
-	w.Write(append(b, '\n'))
+	w.Write(append(safetext.EscapeJSON(b), '\n'))
 }
 
 // ledgerPath is --db, else TOLLGATE_DB, else the XDG default.
@@ -251,25 +319,14 @@ func (c *cmdCtx) ledgerPath() (string, error) {
 }
 
 // open opens the ledger chosen by --db, TOLLGATE_DB or the default path.
+// A writing command creates or migrates it; a reading command never
+// creates, migrates or changes a file.
 func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error) {
 	path, err := c.ledgerPath()
 	if err != nil {
 		return nil, err
 	}
-	if !readOnly {
-		return ledger.Open(ctx, path, ledger.Options{OneShot: true})
-	}
-	// A reading command must not create a ledger, but should migrate an
-	// older one (a fixture-made file) when it can write; on a read-only
-	// file it reads as it is.
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("no ledger at %s: %w", safetext.Escape(path), err)
-	}
-	s, err := ledger.Open(ctx, path, ledger.Options{})
-	if errors.Is(err, ledger.ErrReadOnly) {
-		return ledger.Open(ctx, path, ledger.Options{ReadOnly: true})
-	}
-	return s, err
+	return ledger.Open(ctx, path, ledger.Options{OneShot: !readOnly, ReadOnly: readOnly})
 }
 
 // operator resolves --operator, TOLLGATE_OPERATOR, then the login name.
@@ -350,14 +407,17 @@ func (c *cmdCtx) readInput(name string, limit int) ([]byte, error) {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("%w: read %s: %v", ledger.ErrInvalidInput, name, err)
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%w: %s is a directory, not a file", ledger.ErrInvalidInput, name)
+		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, fmt.Errorf("%w: read %s: %v", ledger.ErrInvalidInput, name, err)
 	}
 	if len(data) > limit {
 		return nil, &ledger.PayloadError{Field: "body", Rule: fmt.Sprintf("must be at most %d code points (the input is longer than %d bytes)", ledger.MaxFieldRunes, limit)}
@@ -387,10 +447,12 @@ Commands:
 		fmt.Fprintf(w, "  %-16s %s\n", n, cs[n].summary)
 	}
 	fmt.Fprint(w, `
-Exit codes: 0 ok (guard: execute now, then report), 1 error, 2 usage,
-3 invalid input, 4 conflict or already decided/reported differently,
-5 denied (rejected, expired, policy deny, fenced), 6 uncertain (reconcile,
-do not re-execute), 10 settled, 75 pending or executing (retry later).
+Exit codes: 0 ok (guard: execute now, then report), 1 error a retry may
+cure (busy, I/O), 2 usage, 3 invalid input, 4 conflict or already
+decided/reported differently, 5 denied (rejected, expired, policy deny,
+fenced), 6 uncertain (reconcile, do not re-execute), 7 not found (no such
+key, request, permit or ledger), 10 settled, 75 pending or executing
+(retry later), 77 not permitted.
 
 Run 'tollgate COMMAND --help' for a command's flags.
 `)

@@ -15,14 +15,15 @@ import (
 )
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "list", "approve", "reject",
-	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "verify", "export", "backup"}
+	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "verify", "export", "backup", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
-		{name: "console", args: "[--operator NAME] [--read-only]", summary: "open the operator console", run: runConsole,
+		{name: "console", args: "[--operator NAME] [--read-only] [--witness FILE]", summary: "open the operator console", run: runConsole,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
 				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
 				c.b(fs, "read-only", "disable every decision")
+				witnessFlag(fs, c)
 			}},
 		{name: "demo", args: "[--db PATH]", summary: "seed a scratch ledger, run simulated agents, open the console", run: runDemo,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
@@ -75,15 +76,37 @@ func commands() map[string]command {
 				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
 			}},
 		{name: "epoch show", summary: "show the active epoch", run: runEpochShow},
-		{name: "verify", summary: "check integrity, the hash chain and payload digests", run: runVerify},
+		{name: "verify", args: "[--witness FILE]", summary: "prove every fact, the hash chain, payload digests and witnessed heads", run: runVerify, flags: witnessFlag},
 		{name: "export", summary: "write the evidence of every action as JSON Lines", run: runExport},
-		{name: "backup", args: "FILE", summary: "write a consistent copy of the live ledger", run: runBackup},
+		{name: "backup", args: "FILE [--witness FILE]", summary: "write a consistent copy of the live ledger (never replaces FILE)", run: runBackup, flags: witnessFlag},
+		{name: "migrate", summary: "create the ledger or upgrade its schema", run: runMigrate},
 	}
 	m := map[string]command{}
 	for _, c := range cs {
 		m[c.name] = c
 	}
 	return m
+}
+
+func witnessFlag(fs *flag.FlagSet, c *cmdCtx) {
+	c.s(fs, "witness", "the witness file of chain heads (default $XDG_STATE_HOME/tollgate/witness)")
+}
+
+// witnessPath is --witness, else the XDG default.
+func (c *cmdCtx) witnessPath() (string, error) {
+	if w := c.str("witness"); w != "" {
+		return w, nil
+	}
+	return ledger.DefaultWitnessPath()
+}
+
+// witness records a head this process saw in the witness file.
+func (c *cmdCtx) witness(h ledger.Head, by string) error {
+	path, err := c.witnessPath()
+	if err != nil {
+		return err
+	}
+	return ledger.AppendWitness(path, h, by, time.Now())
 }
 
 func decideFlags(fs *flag.FlagSet, c *cmdCtx) {
@@ -105,11 +128,24 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	if c.env.Console == nil {
 		return ExitError, errors.New("this build has no console")
 	}
-	path, err := c.ledgerPath()
-	if err != nil {
-		return ExitError, err
+	if err := ledger.CheckReviewInput(c.operator(), ""); err != nil {
+		return 0, err
 	}
-	return ExitOK, c.env.Console(ctx, ConsoleOptions{DB: path, Operator: c.operator(), ReadOnly: *c.bools["read-only"]})
+	// The session's first head goes to the witness before the console
+	// opens; a reading command never creates or migrates the ledger.
+	s, err := c.open(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	h, err := s.Head(ctx)
+	s.Close()
+	if err != nil {
+		return 0, err
+	}
+	if err := c.witness(h, "console"); err != nil {
+		return 0, err
+	}
+	return ExitOK, c.env.Console(ctx, ConsoleOptions{DB: s.Path(), Operator: c.operator(), ReadOnly: *c.bools["read-only"]})
 }
 
 func runDemo(ctx context.Context, c *cmdCtx) (int, error) {
@@ -131,12 +167,16 @@ func runRecord(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	opt := ledger.RecordOptions{Agent: c.str("agent"), Redact: *c.bools["redact"]}
+	if _, err := ledger.CheckRecordInput(key, p, opt); err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	in, err := s.Record(ctx, key, p, ledger.RecordOptions{Agent: c.str("agent"), Redact: *c.bools["redact"]})
+	in, err := s.Record(ctx, key, p, opt)
 	if err != nil {
 		c.answerError(err)
 		return 0, err
@@ -205,15 +245,21 @@ func runGuard(ctx context.Context, c *cmdCtx) (int, error) {
 		return 0, err
 	}
 	wait := *c.durs["wait"]
-	if wait < 0 {
-		return 0, usagef("--wait must not be negative")
+	if wait < 0 || wait > 24*time.Hour {
+		return 0, fmt.Errorf("%w: --wait is between 0 (no waiting) and 24h (got %s)", ledger.ErrInvalidInput, wait)
+	}
+	opt := ledger.GuardOptions{Agent: c.str("agent"), Redact: *c.bools["redact"], Lease: *c.durs["lease"]}
+	if opt.Lease == 0 {
+		return 0, fmt.Errorf("%w: a lease is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinLease, ledger.MaxLease)
+	}
+	if _, err := ledger.CheckGuardInput(key, p, opt); err != nil {
+		return 0, err
 	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	opt := ledger.GuardOptions{Agent: c.str("agent"), Redact: *c.bools["redact"], Lease: *c.durs["lease"]}
 	deadline := time.Now().Add(wait)
 	backoff := 250 * time.Millisecond
 	var a ledger.Answer
@@ -272,12 +318,16 @@ func runReport(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	opt := ledger.ReportOptions{Ref: c.str("ref"), Latency: *c.durs["latency"]}
+	if err := ledger.CheckReportInput(key, o, opt); err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	r, err := s.Report(ctx, key, c.str("permit"), o, ledger.ReportOptions{Ref: c.str("ref"), Latency: *c.durs["latency"]})
+	r, err := s.Report(ctx, key, c.str("permit"), o, opt)
 	if err != nil {
 		return 0, err
 	}
@@ -389,6 +439,9 @@ func runList(ctx context.Context, c *cmdCtx) (int, error) {
 		return 0, err
 	}
 	f := ledger.Filter{Agent: c.str("agent"), Kind: c.str("kind"), KeyPrefix: c.str("prefix"), Epoch: c.str("epoch"), Limit: *c.ints["limit"]}
+	if f.Limit < 1 || f.Limit > 10000 {
+		return 0, fmt.Errorf("%w: --limit is between 1 and 10000 (got %d)", ledger.ErrInvalidInput, f.Limit)
+	}
 	if st := c.str("state"); st != "" {
 		var err error
 		if f.State, err = ledger.ParseState(st); err != nil {
@@ -426,6 +479,13 @@ func runDecide(approve bool) func(ctx context.Context, c *cmdCtx) (int, error) {
 		if !approve && strings.TrimSpace(c.str("reason")) == "" {
 			return 0, usagef("--reason is required to reject")
 		}
+		decision := ledger.DecisionRejected
+		if approve {
+			decision = ledger.DecisionApproved
+		}
+		if err := ledger.CheckDecisionInput(key, c.operator(), decision, c.str("reason")); err != nil {
+			return 0, err
+		}
 		s, err := c.open(ctx, false)
 		if err != nil {
 			return 0, err
@@ -457,12 +517,16 @@ func runReconcile(ctx context.Context, c *cmdCtx) (int, error) {
 	if c.str("note") == "" {
 		return 0, usagef("--note is required")
 	}
+	result := ledger.Result(c.str("result"))
+	if err := ledger.CheckReconcileInput(key, result, c.operator(), c.str("note")); err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	r, err := s.Reconcile(ctx, key, ledger.Result(c.str("result")), c.operator(), c.str("note"))
+	r, err := s.Reconcile(ctx, key, result, c.operator(), c.str("note"))
 	if err != nil {
 		return 0, err
 	}
@@ -485,15 +549,21 @@ func runPolicySet(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
 	}
+	ttl := *c.durs["ttl"]
+	switch {
+	case mode != approvals.Approval:
+		ttl = 0
+	case ttl == 0:
+		return 0, fmt.Errorf("%w: a TTL is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinTTL, ledger.MaxTTL)
+	}
+	if err := ledger.CheckPolicyInput(c.pos[0], mode, ttl, c.operator()); err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	ttl := *c.durs["ttl"]
-	if mode != approvals.Approval {
-		ttl = 0
-	}
 	r, err := s.SetPolicy(ctx, c.pos[0], mode, ttl, c.operator())
 	if err != nil {
 		return 0, err
@@ -550,6 +620,9 @@ func runEpochActivate(ctx context.Context, c *cmdCtx) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
+	if err := ledger.CheckEpochInput(c.str("epoch"), c.operator()); err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, false)
 	if err != nil {
 		return 0, err
@@ -595,18 +668,31 @@ func runVerify(ctx context.Context, c *cmdCtx) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
+	wpath, err := c.witnessPath()
+	if err != nil {
+		return 0, err
+	}
+	heads, bad, err := ledger.ReadWitness(wpath)
+	if err != nil {
+		return 0, err
+	}
 	s, err := c.open(ctx, true)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	rep, err := s.Verify(ctx)
+	rep, err := s.Verify(ctx, heads...)
 	if err != nil {
 		return 0, err
 	}
+	rep.Problems = append(rep.Problems, bad...)
 	code := ExitOK
 	if !rep.OK() {
 		code = ExitError
+	} else if err := c.witness(rep.Head(), "verify"); err != nil {
+		// Only a head that verified is witnessed: a witness must never
+		// vouch for a chain that did not hold.
+		return 0, err
 	}
 	if c.json {
 		if rep.Problems == nil {
@@ -618,8 +704,8 @@ func runVerify(ctx context.Context, c *cmdCtx) (int, error) {
 		}{rep, rep.OK()})
 		return code, nil
 	}
-	fmt.Fprintf(c.stdout, "integrity_check: %s\nevents: %d (chain head %s)\nintents: %d (%d retained, %d recorded outside tollgate)\n",
-		rep.Integrity, rep.Events, rep.ChainHead, rep.Intents, rep.Payloads, rep.External)
+	fmt.Fprintf(c.stdout, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\n",
+		rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath))
 	for _, p := range rep.Problems {
 		fmt.Fprintf(c.stdout, "PROBLEM %s\n", safetext.Escape(p.String()))
 	}
@@ -627,6 +713,27 @@ func runVerify(ctx context.Context, c *cmdCtx) (int, error) {
 		fmt.Fprintln(c.stdout, "ok")
 	}
 	return code, nil
+}
+
+func runMigrate(ctx context.Context, c *cmdCtx) (int, error) {
+	if err := noArgs(c); err != nil {
+		return 0, err
+	}
+	s, err := c.open(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	h, err := s.Head(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if c.json {
+		writeJSON(c.stdout, map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK})
+	} else {
+		fmt.Fprintf(c.stdout, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
+	}
+	return ExitOK, nil
 }
 
 func runExport(ctx context.Context, c *cmdCtx) (int, error) {
@@ -646,18 +753,26 @@ func runBackup(ctx context.Context, c *cmdCtx) (int, error) {
 	if len(c.pos) != 1 {
 		return 0, usagef("expected exactly one FILE argument")
 	}
-	s, err := c.open(ctx, false)
+	path, err := c.ledgerPath()
+	if err != nil {
+		return 0, err
+	}
+	s, err := ledger.Open(ctx, path, ledger.Options{Existing: true})
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	if err := s.Backup(ctx, c.pos[0]); err != nil {
+	h, err := s.Backup(ctx, c.pos[0])
+	if err != nil {
+		return 0, err
+	}
+	if err := c.witness(h, "backup"); err != nil {
 		return 0, err
 	}
 	if c.json {
-		writeJSON(c.stdout, map[string]any{"backup": c.pos[0], "ok": true})
+		writeJSON(c.stdout, map[string]any{"backup": c.pos[0], "ok": true, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash, "exit_code": ExitOK})
 	} else {
-		fmt.Fprintf(c.stdout, "backup written to %s\n", safetext.Escape(c.pos[0]))
+		fmt.Fprintf(c.stdout, "backup written to %s (%d events, head %s)\n", safetext.Escape(c.pos[0]), h.Seq, h.Hash)
 	}
 	return ExitOK, nil
 }

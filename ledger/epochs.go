@@ -83,13 +83,11 @@ func (s *Store) Epoch(ctx context.Context) (EpochInfo, error) {
 // one is made) or a lowercase canonical UUID never used before. From now
 // on new work must use hsr1:<epoch>:<logical-key>.
 func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (EpochInfo, error) {
+	if err := CheckEpochInput(epoch, operator); err != nil {
+		return EpochInfo{}, err
+	}
 	if epoch == "" {
 		epoch = newUUID()
-	} else if _, err := ParseEpoch(epoch); err != nil {
-		return EpochInfo{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
-	}
-	if err := checkOperator(operator); err != nil {
-		return EpochInfo{}, err
 	}
 	var out EpochInfo
 	err := s.write(ctx, func(tx *Tx) error {

@@ -3,11 +3,11 @@ package ledger
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Evidence is one action's exported record: what was decided, what the
@@ -83,24 +83,55 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 }
 
 // Backup writes a consistent copy of the live ledger to dest with VACUUM
-// INTO, which reads one snapshot while other processes keep writing. dest
-// must not exist (or be empty); it is created with mode 0600.
-func (s *Store) Backup(ctx context.Context, dest string) error {
+// INTO, which reads one snapshot while other processes keep writing, and
+// returns the head the copy holds. The copy is written to a temporary
+// file beside dest, synced, and linked into place: a backup killed midway
+// leaves nothing at dest, and an existing dest is never replaced. A
+// symbolic link, directory or device as dest is refused by name.
+func (s *Store) Backup(ctx context.Context, dest string) (Head, error) {
 	if s.w == nil {
-		return fmt.Errorf("%w: backup needs a writable ledger connection", ErrReadOnly)
+		return Head{}, fmt.Errorf("%w: backup needs a ledger connection that is not query-only", ErrReadOnly)
 	}
-	f, err := os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		if fi, e := os.Stat(dest); e != nil || fi.Size() > 0 {
-			return fmt.Errorf("%w: backup target %s already exists and is not empty", ErrInvalidInput, dest)
+	if fi, err := os.Lstat(dest); err == nil {
+		what := "a file"
+		switch m := fi.Mode(); {
+		case m&fs.ModeSymlink != 0:
+			what = "a symbolic link"
+		case m.IsDir():
+			what = "a directory"
+		case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+			what = "a device"
 		}
-	} else if err != nil {
-		return fmt.Errorf("backup: %w", err)
-	} else {
-		f.Close()
+		return Head{}, fmt.Errorf("%w: backup target %s already exists (%s); a backup never replaces anything", ErrInvalidInput, dest, what)
 	}
-	return retryBusy(ctx, func() error {
-		_, err := s.w.ExecContext(ctx, "VACUUM INTO ?", dest)
+	dir := filepath.Dir(dest)
+	f, err := os.CreateTemp(dir, ".tollgate-backup-*")
+	if err != nil {
+		return Head{}, fmt.Errorf("backup: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if err := f.Close(); err != nil {
+		return Head{}, err
+	}
+	// The head is read before the copy: the copy's snapshot is the same
+	// or later, so the head is on its chain.
+	h, err := s.Head(ctx)
+	if err != nil {
+		return Head{}, err
+	}
+	err = retryBusy(ctx, func() error {
+		_, err := s.w.ExecContext(ctx, "VACUUM INTO ?", tmp)
 		return err
 	})
+	if err != nil {
+		return Head{}, err
+	}
+	if err := syncFile(tmp); err != nil {
+		return Head{}, fmt.Errorf("backup: %w", err)
+	}
+	if err := os.Link(tmp, dest); err != nil {
+		return Head{}, fmt.Errorf("%w: backup target %s: %v", ErrInvalidInput, dest, err)
+	}
+	return h, syncDir(dir)
 }

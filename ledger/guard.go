@@ -68,21 +68,12 @@ type Answer struct {
 // requests approval once, issues at most one permit, and answers with the
 // key's state. Every step it takes is its own row, in one transaction.
 func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptions) (Answer, error) {
-	k, err := ParseKey(key)
+	k, err := CheckGuardInput(key, p, opt)
 	if err != nil {
-		return Answer{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return Answer{}, err
-	}
-	if err := checkName("agent", opt.Agent); err != nil {
 		return Answer{}, err
 	}
 	if opt.Lease == 0 {
 		opt.Lease = DefaultLease
-	}
-	if opt.Lease < time.Second || opt.Lease > 7*24*time.Hour {
-		return Answer{}, fmt.Errorf("%w: a lease is between 1s and 168h", ErrInvalidInput)
 	}
 	// An identical retry of a key that needs no new step is answered from
 	// one index read. The projection grants nothing: only answers that
@@ -248,20 +239,14 @@ func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOpti
 // SetPolicy adds a rule for a kind pattern; a later rule for the same
 // pattern replaces the earlier one for keys evaluated from now on.
 func (s *Store) SetPolicy(ctx context.Context, pattern string, mode approvals.Mode, ttl time.Duration, operator string) (approvals.Rule, error) {
-	if err := approvals.ValidatePattern(pattern); err != nil {
-		return approvals.Rule{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
-	}
-	if _, err := approvals.ParseMode(string(mode)); err != nil {
-		return approvals.Rule{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
-	}
-	if ttl < 0 || ttl > 365*24*time.Hour {
-		return approvals.Rule{}, fmt.Errorf("%w: a TTL is between 0 and 8760h", ErrInvalidInput)
-	}
-	if mode == approvals.Approval && ttl == 0 {
-		ttl = approvals.DefaultTTL
-	}
-	if err := checkOperator(operator); err != nil {
+	if err := CheckPolicyInput(pattern, mode, ttl, operator); err != nil {
 		return approvals.Rule{}, err
+	}
+	switch {
+	case mode != approvals.Approval:
+		ttl = 0
+	case ttl == 0:
+		ttl = approvals.DefaultTTL
 	}
 	r := approvals.Rule{Pattern: pattern, Mode: mode, TTL: ttl}
 	err := s.write(ctx, func(tx *Tx) error {

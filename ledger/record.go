@@ -56,14 +56,8 @@ func checkName(what, s string) error {
 // set; a different payload returns a *ConflictError after logging the
 // attempt, and the stored hash is never replaced.
 func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOptions) (Intent, error) {
-	k, err := ParseKey(key)
+	k, err := CheckRecordInput(key, p, opt)
 	if err != nil {
-		return Intent{}, err
-	}
-	if err := p.Validate(); err != nil {
-		return Intent{}, err
-	}
-	if err := checkName("agent", opt.Agent); err != nil {
 		return Intent{}, err
 	}
 	digest := p.Digest()

@@ -68,17 +68,8 @@ type ReportAnswer struct {
 // refused and logged; a report after the lease or after reconciliation is
 // kept as evidence.
 func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcome, opt ReportOptions) (ReportAnswer, error) {
-	if _, err := ParseKey(key); err != nil {
+	if err := CheckReportInput(key, outcome, opt); err != nil {
 		return ReportAnswer{}, err
-	}
-	if _, err := ParseOutcome(string(outcome)); err != nil {
-		return ReportAnswer{}, err
-	}
-	if err := checkText("ref", opt.Ref); err != nil {
-		return ReportAnswer{}, err
-	}
-	if opt.Latency < 0 {
-		return ReportAnswer{}, fmt.Errorf("%w: latency must not be negative", ErrInvalidInput)
 	}
 	var ans ReportAnswer
 	var refused error
@@ -262,10 +253,7 @@ func (s *Store) ReviewFenced(ctx context.Context, fencedID int64, operator, note
 var ErrAlreadyReviewed = errors.New("already reviewed")
 
 func (s *Store) review(ctx context.Context, table, reviews, col, event string, id int64, operator, note string) error {
-	if err := checkOperator(operator); err != nil {
-		return err
-	}
-	if err := checkText("note", note); err != nil {
+	if err := CheckReviewInput(operator, note); err != nil {
 		return err
 	}
 	return s.write(ctx, func(tx *Tx) error {

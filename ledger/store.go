@@ -36,6 +36,10 @@ type Options struct {
 	BusyTimeout time.Duration
 	// ReadOnly opens only the reader pool: no migration, no write.
 	ReadOnly bool
+	// Existing writes to a ledger that must already exist at this
+	// build's schema: it neither creates nor migrates one (the console,
+	// backup: commands that read before they write).
+	Existing bool
 	// OneShot is for a process that makes one call and exits (the CLI):
 	// only the writer connection is opened (retries are read on it outside
 	// a transaction), so the schema is parsed once, which costs more than
@@ -131,7 +135,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		return nil, err
 	}
 	if !exists {
-		if opt.ReadOnly {
+		if opt.ReadOnly || opt.Existing {
 			return nil, fmt.Errorf("%w: no ledger at %s (a reading command never creates one)", ErrNoLedger, path)
 		}
 		if err := createLedger(ctx, path, opt); err != nil {
@@ -179,12 +183,13 @@ func (s *Store) openPools(ctx context.Context, opt Options) error {
 	if e := kind.refusal(s.path, version); e != nil {
 		return e
 	}
-	if opt.ReadOnly {
+	if opt.ReadOnly || opt.Existing {
 		if kind != kindLedger {
 			return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' (or any writing command) first",
 				ErrNeedsMigration, s.path, version, SchemaVersion())
 		}
-	} else {
+	}
+	if !opt.ReadOnly {
 		s.w.SetMaxOpenConns(1)
 		s.wc = newStmtCache(s.w, s.one)
 		if kind != kindLedger {

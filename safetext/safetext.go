@@ -101,3 +101,51 @@ func writeU(b *strings.Builder, r rune) {
 		b.WriteByte(hexDigits[r>>uint(sh)&0xf])
 	}
 }
+
+// EscapeJSON rewrites encoded JSON so that every DEL, C1 control, format
+// character (zero-width, bidi overrides and isolates) and line or
+// paragraph separator is written as a \uXXXX escape (astral ones as a
+// surrogate pair). Such characters can only occur inside JSON strings,
+// where the escape means the same character, so a parser reads the same
+// value while a terminal showing the raw line shows nothing hidden.
+func EscapeJSON(b []byte) []byte {
+	plain := true
+	for _, c := range b {
+		if c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r) {
+			if r > 0xffff {
+				r1, r2 := utf16Pair(r)
+				out = appendU4(appendU4(out, r1), r2)
+			} else {
+				out = appendU4(out, r)
+			}
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
+
+func appendU4(b []byte, r rune) []byte {
+	b = append(b, '\\', 'u')
+	for sh := 12; sh >= 0; sh -= 4 {
+		b = append(b, hexDigits[r>>uint(sh)&0xf])
+	}
+	return b
+}

@@ -1,7 +1,9 @@
 package safetext
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -93,4 +95,24 @@ func unescape(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// TestEscapeJSON: the escaped JSON decodes to the same value and carries
+// no raw DEL, C1 or format character.
+func TestEscapeJSON(t *testing.T) {
+	v := map[string]string{"s": "a\x7fb\u009bc\u202ed\u200be\U000E0001f\u2028g<h>&\x1b"}
+	raw, _ := json.Marshal(v)
+	got := EscapeJSON(raw)
+	var back map[string]string
+	if err := json.Unmarshal(got, &back); err != nil || back["s"] != v["s"] {
+		t.Fatalf("round trip: %q %v", back, err)
+	}
+	for _, bad := range []string{"\x7f", "\u009b", "\u202e", "\u200b", "\U000E0001", "\u2028", "\x1b"} {
+		if strings.Contains(string(got), bad) {
+			t.Errorf("%q left raw in %s", bad, got)
+		}
+	}
+	if !strings.Contains(string(got), `\udb40\udc01`) {
+		t.Errorf("astral format character not a surrogate pair: %s", got)
+	}
 }

@@ -11,7 +11,7 @@ import (
 // Run opens the console on a ledger file and blocks until the operator
 // quits or ctx ends.
 func Run(ctx context.Context, path, operator string, readOnly bool) error {
-	s, err := ledger.Open(ctx, path, ledger.Options{ReadOnly: readOnly})
+	s, err := ledger.Open(ctx, path, ledger.Options{ReadOnly: readOnly, Existing: true})
 	if err != nil {
 		return err
 	}

@@ -74,5 +74,6 @@ func Copy(src, dst string) error {
 		return err
 	}
 	defer s.Close()
-	return s.Backup(ctx, dst)
+	_, err = s.Backup(ctx, dst)
+	return err
 }
