@@ -2,8 +2,8 @@ package ledger
 
 import (
 	"bufio"
-	"database/sql"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
