@@ -91,3 +91,15 @@ func isBusy(err error) bool {
 	}
 	return errors.Is(err, ErrBusy)
 }
+
+// isIOErr reports an SQLite I/O error (SQLITE_IOERR and its extended codes).
+func isIOErr(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_IOERR
+}
+
+// isShortRead reports SQLITE_IOERR_SHORT_READ.
+func isShortRead(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_IOERR_SHORT_READ
+}

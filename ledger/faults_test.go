@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -135,5 +136,73 @@ func TestDiskFull(t *testing.T) {
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestRemovedWALIsNamed: deleting the -wal of a live ledger (as a
+// clean-up script might) while a console holds it open makes the next
+// writer fail with an error that names the file and what to do, not a
+// bare I/O code.
+func TestRemovedWALIsNamed(t *testing.T) {
+	s, _ := openTest(t)
+	if _, err := s.Record(ctx, "k:1", Payload{"a", "b", "c"}, RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.Path() + "-wal"); err != nil {
+		t.Fatal(err)
+	}
+	// The first store still holds the shared-memory index (as an open
+	// console does); the next process to write finds the WAL gone.
+	var err error
+	for i := 2; i < 20 && err == nil; i++ {
+		var w *Store
+		if w, err = Open(ctx, s.Path(), Options{OneShot: true}); err == nil {
+			_, err = w.Record(ctx, fmt.Sprintf("k:%d", i), Payload{"a", "b", "c"}, RecordOptions{})
+			w.Close()
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), s.Path()+"-wal was removed or cut") {
+		t.Fatalf("write after the WAL was removed: %v", err)
+	}
+}
+
+// TestReadOnlyMediaWithWAL: a ledger whose folder is read-only and whose
+// -wal holds committed rows is refused with an error naming the WAL,
+// never read from the main file alone (which would miss those rows).
+func TestReadOnlyMediaWithWAL(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a read-only bind mount")
+	}
+	s, _ := openTest(t)
+	for i := 0; i < 3; i++ {
+		if _, err := s.Record(ctx, fmt.Sprintf("k:%d", i), Payload{"a", "b", "c"}, RecordOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Dir(s.Path())
+	// Copy while the writer is open: the copy's WAL holds the rows.
+	cp := t.TempDir()
+	copyFile(t, s.Path(), filepath.Join(cp, "ledger.db"))
+	if fi, err := os.Stat(filepath.Join(cp, "ledger.db-wal")); err != nil || fi.Size() == 0 {
+		t.Fatalf("no WAL to test with (%v); src %s", err, src)
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "--bind", "-o", "ro", cp, dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot make a read-only bind mount (%v: %s)", err, bytes.TrimSpace(out))
+	}
+	defer exec.Command("umount", dir).Run()
+	exec.Command("mount", "-o", "remount,ro,bind", dir).Run()
+	r, err := Open(ctx, filepath.Join(dir, "ledger.db"), Options{ReadOnly: true})
+	if err == nil {
+		defer r.Close()
+		for i := 0; i < 3; i++ {
+			if _, err := r.Status(ctx, fmt.Sprintf("k:%d", i)); err != nil {
+				t.Fatalf("read-only open answered without the WAL's rows: %v", err)
+			}
+		}
+		return
+	}
+	if !strings.Contains(err.Error(), "-wal") {
+		t.Fatalf("refusal does not name the WAL: %v", err)
 	}
 }

@@ -163,6 +163,7 @@ func (s *Store) openPools(ctx context.Context, opt Options) error {
 		return err
 	}
 	kind, version, err := identifyDB(ctx, *db)
+	err = s.explainIO(err)
 	if errors.Is(err, ErrReadOnly) && opt.ReadOnly {
 		// The folder is read-only, so SQLite cannot make its shared-memory
 		// file: read the file as immutable, which is right only when no
@@ -357,7 +358,25 @@ func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 	if s.w == nil {
 		return fmt.Errorf("%w: ledger opened read-only", ErrReadOnly)
 	}
-	return retryBusy(ctx, func() error { return s.writeOnce(ctx, fn) })
+	return s.explainIO(retryBusy(ctx, func() error { return s.writeOnce(ctx, fn) }))
+}
+
+// explainIO names the cause of an I/O error SQLite reports only by code
+// when it is a write-ahead log removed under a live ledger (someone
+// cleaned up a "stray" -wal file while tollgate had it open): rows in it
+// may be lost, and nothing should write until an operator has looked.
+func (s *Store) explainIO(err error) error {
+	if err == nil || !isIOErr(err) {
+		return err
+	}
+	// A short read of the WAL is what SQLite reports when the log is
+	// shorter than the shared-memory index of the processes still open.
+	if _, e := os.Stat(s.path + "-wal"); errors.Is(e, fs.ErrNotExist) || isShortRead(err) {
+		return fmt.Errorf("ledger %s: the write-ahead log %s-wal was removed or cut while the ledger was open; "+
+			"transactions committed to it may be lost: stop every tollgate process on this ledger, run 'tollgate verify', and restore from a backup if it fails (%w)",
+			s.path, s.path, err)
+	}
+	return err
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
@@ -377,7 +396,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 // read runs fn in a short read-only transaction on the reader pool, so that
 // every query in fn sees one snapshot.
 func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
-	return retryBusy(ctx, func() error { return s.readOnce(ctx, fn) })
+	return s.explainIO(retryBusy(ctx, func() error { return s.readOnce(ctx, fn) }))
 }
 
 // retryBusy repeats once while it fails with lock contention, backing off
