@@ -428,11 +428,24 @@ func (m *Model) act(d dialogDoneMsg) tea.Cmd {
 	}
 }
 
+// refusalText is what the status bar says of a refused action: the rule
+// for a decision the approvals package refused (the key is already shown
+// beside it), else the whole error. Any error at all may arrive here (a
+// fence, a context deadline, a driver error), so nothing is assumed of
+// its shape.
+func refusalText(err error) string {
+	var de *ledger.DecisionError
+	if errors.As(err, &de) && de.Err != nil {
+		return de.Err.Error()
+	}
+	return err.Error()
+}
+
 func (m *Model) reportAction(a actionMsg) {
 	var refused []string
 	for i, err := range a.errs {
 		if err != nil {
-			refused = append(refused, safetext.Escape(a.keys[i])+": "+safetext.Escape(errors.Unwrap(err).Error()))
+			refused = append(refused, safetext.Escape(a.keys[i])+": "+safetext.Escape(refusalText(err)))
 		}
 	}
 	m.list().selected = map[string]bool{}

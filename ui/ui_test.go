@@ -533,3 +533,23 @@ func TestAllViewGolden(t *testing.T) {
 	waitFor(t, tm, "body withheld")
 	requireGolden(t, final(t, tm))
 }
+
+// TestRefusalOfAnyShapeDoesNotCrash feeds refusals that wrap nothing (a
+// fence, a context deadline, a plain error) through Update: the console
+// reports each and keeps running.
+func TestRefusalOfAnyShapeDoesNotCrash(t *testing.T) {
+	f := newFixture(t)
+	m, err := New(Options{Store: f.s, Operator: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	errs := []error{&ledger.FencedError{Key: "k:1", Reason: "stale epoch"}, context.DeadlineExceeded, errors.New("driver said no"),
+		&ledger.DecisionError{Key: "k:4", Err: approvals.ErrAlreadyDecided}}
+	m.Update(actionMsg{action: "approve", keys: []string{"k:1", "k:2", "k:3", "k:4"}, errs: errs})
+	for _, want := range []string{"stale epoch", "deadline exceeded", "driver said no", "already decided"} {
+		if !strings.Contains(m.lastErr, want) {
+			t.Errorf("error line %q does not say %q", m.lastErr, want)
+		}
+	}
+}
