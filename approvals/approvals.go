@@ -148,7 +148,7 @@ func CheckDecision(req Request, operator string, approve bool, reason string, no
 	case !now.Before(req.Expires):
 		return fmt.Errorf("%w at %s", ErrExpired, req.Expires.UTC().Format(time.RFC3339))
 	case approve && SameName(operator, req.Agent):
-		return fmt.Errorf("%w (operator and agent are both %q)", ErrSelfApproval, operator)
+		return fmt.Errorf("%w (operator %q and agent %q are the same name, %q)", ErrSelfApproval, operator, req.Agent, NameKey(operator))
 	case !approve && strings.TrimSpace(reason) == "":
 		return ErrReasonRequired
 	}
