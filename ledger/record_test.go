@@ -266,22 +266,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			s.Record(ctx, "k3", Payload{"a", "t", "b3"}, RecordOptions{})
 			s.Record(ctx, "k3", Payload{"a", "t", "zz"}, RecordOptions{})
 			s.Close()
-			cp := filepath.Join(t.TempDir(), "copy.db")
-			copyFile(t, s.Path(), cp)
-			db := rawDB(t, cp)
-			rows, _ := db.Query("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%no_%'")
-			var names []string
-			for rows.Next() {
-				var n string
-				rows.Scan(&n)
-				names = append(names, n)
-			}
-			rows.Close()
-			for _, n := range names {
-				if _, err := db.Exec("DROP TRIGGER " + n); err != nil {
-					t.Fatal(err)
-				}
-			}
+			cp, db := tamperCopy(t, s.Path())
 			if _, err := db.Exec(tc.edit); err != nil {
 				t.Fatal(err)
 			}
