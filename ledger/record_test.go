@@ -280,13 +280,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			found := false
-			for _, p := range rep.Problems {
-				found = found || p.Table == tc.table && p.Row == tc.row
-			}
-			if rep.OK() || !found {
-				t.Fatalf("verify did not name %s %s: %+v", tc.table, tc.row, rep.Problems)
-			}
+			requireNamed(t, rep, tc.table, tc.row)
 		})
 	}
 }

@@ -71,15 +71,24 @@ func DefaultPath() (string, error) {
 	if v := os.Getenv("TOLLGATE_DB"); v != "" {
 		return v, nil
 	}
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no ledger path: set --db or TOLLGATE_DB (%v)", err)
-		}
-		base = filepath.Join(home, ".local", "share")
+	base, err := xdgDir("XDG_DATA_HOME", ".local/share")
+	if err != nil {
+		return "", fmt.Errorf("no ledger path: set --db or TOLLGATE_DB (%v)", err)
 	}
 	return filepath.Join(base, "tollgate", "ledger.db"), nil
+}
+
+// xdgDir is the XDG base directory named by env (an absolute path), else
+// fallback under the home directory, as the XDG spec says.
+func xdgDir(env, fallback string) (string, error) {
+	if base := os.Getenv(env); base != "" && filepath.IsAbs(base) {
+		return base, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, filepath.FromSlash(fallback)), nil
 }
 
 // dsn builds the connection string. Pragmas go here because they are per

@@ -251,13 +251,7 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			found := false
-			for _, p := range rep.Problems {
-				found = found || p.Table == tc.table && p.Row == tc.row
-			}
-			if rep.OK() || !found {
-				t.Fatalf("verify did not name %s %s: %v", tc.table, tc.row, rep.Problems)
-			}
+			requireNamed(t, rep, tc.table, tc.row)
 		})
 	}
 }
@@ -402,4 +396,15 @@ func TestMigrationSealsOlderFacts(t *testing.T) {
 	if len(rep.Problems) == 0 || rep.Problems[0].Table != "policy_rules" || rep.Problems[0].Row != "id=1" {
 		t.Fatalf("the edited sealed rule was not named: %v", rep.Problems)
 	}
+}
+
+// requireNamed fails unless verify found a problem and named table and row.
+func requireNamed(t *testing.T, rep VerifyReport, table, row string) {
+	t.Helper()
+	for _, p := range rep.Problems {
+		if p.Table == table && p.Row == row && !rep.OK() {
+			return
+		}
+	}
+	t.Fatalf("verify did not name %s %s: %v", table, row, rep.Problems)
 }

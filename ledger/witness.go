@@ -29,13 +29,9 @@ type WitnessLine struct {
 
 // DefaultWitnessPath is tollgate/witness under the XDG state directory.
 func DefaultWitnessPath() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" || !filepath.IsAbs(base) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no witness path: set --witness or XDG_STATE_HOME (%v)", err)
-		}
-		base = filepath.Join(home, ".local", "state")
+	base, err := xdgDir("XDG_STATE_HOME", ".local/state")
+	if err != nil {
+		return "", fmt.Errorf("no witness path: set --witness or XDG_STATE_HOME (%v)", err)
 	}
 	return filepath.Join(base, "tollgate", "witness"), nil
 }
