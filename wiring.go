@@ -9,7 +9,7 @@ import (
 )
 
 func runConsole(ctx context.Context, opt cli.ConsoleOptions) error {
-	return ui.Run(ctx, opt.DB, opt.Operator, opt.ReadOnly)
+	return ui.Run(ctx, opt.DB, opt.Ledger, opt.Operator, opt.ReadOnly)
 }
 
 func runDemo(ctx context.Context, opt cli.DemoOptions) error {

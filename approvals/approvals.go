@@ -8,6 +8,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,11 +46,19 @@ type Rule struct {
 	Mode    Mode
 	// TTL is the approval deadline for Approval rules.
 	TTL time.Duration
+	// Approvers is the quorum for Approval rules: how many distinct
+	// operators must approve (1 to MaxApprovers).
+	Approvers int
 }
+
+// MaxApprovers bounds a quorum.
+const MaxApprovers = 9
 
 // DefaultRule is the rule applied when no rule matches: ask a human. It
 // is a function so that no caller can change it for everyone.
-func DefaultRule() Rule { return Rule{Pattern: "(no rule matches)", Mode: Approval, TTL: DefaultTTL} }
+func DefaultRule() Rule {
+	return Rule{Pattern: "(no rule matches)", Mode: Approval, TTL: DefaultTTL, Approvers: 1}
+}
 
 // ValidatePattern checks a rule pattern.
 func ValidatePattern(p string) error {
@@ -86,6 +95,9 @@ func Match(rules []Rule, kind string) Rule {
 	}
 	if best.Mode == Approval && best.TTL <= 0 {
 		best.TTL = DefaultTTL
+	}
+	if best.Approvers < 1 {
+		best.Approvers = 1
 	}
 	return best
 }
@@ -135,6 +147,8 @@ type Request struct {
 	Agent   string
 	Expires time.Time
 	Decided string // "", "approved" or "rejected"
+	// Voted are the operators who already decided it (toward a quorum).
+	Voted []string
 }
 
 // CheckDecision applies the decision rules: one decision per request, none
@@ -145,6 +159,8 @@ func CheckDecision(req Request, operator string, approve bool, reason string, no
 		return ErrNoRequest
 	case req.Decided != "":
 		return fmt.Errorf("%w (%s)", ErrAlreadyDecided, req.Decided)
+	case slices.ContainsFunc(req.Voted, func(v string) bool { return SameName(v, operator) }):
+		return fmt.Errorf("%w: operator %q already decided this request; a quorum needs distinct operators", ErrAlreadyDecided, operator)
 	case !now.Before(req.Expires):
 		return fmt.Errorf("%w at %s", ErrExpired, req.Expires.UTC().Format(time.RFC3339))
 	case approve && SameName(operator, req.Agent):

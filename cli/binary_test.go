@@ -67,7 +67,8 @@ func (r result) json(t *testing.T) map[string]any {
 func run(t *testing.T, db, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"))
+	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE=")
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -12,12 +12,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"strings"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -53,9 +53,12 @@ type Env struct {
 
 // ConsoleOptions are the console's command-line settings.
 type ConsoleOptions struct {
-	DB       string
+	DB string
+	// Operator is the name claimed with --operator or TOLLGATE_OPERATOR;
+	// Ledger carries the keys, the anchor and the login name.
 	Operator string
 	ReadOnly bool
+	Ledger   ledger.Options
 }
 
 // DemoOptions are the demo's command-line settings.
@@ -94,9 +97,17 @@ type cmdCtx struct {
 	durs   map[string]*time.Duration
 	ints   map[string]*int
 	stdout io.Writer
+	// cleanup runs when the command ends (an ssh-agent connection).
+	cleanup []func()
 }
 
-func (c *cmdCtx) str(name string) string { return *c.opts[name] }
+// str is a string flag's value; "" for a flag this command does not have.
+func (c *cmdCtx) str(name string) string {
+	if p := c.opts[name]; p != nil {
+		return *p
+	}
+	return ""
+}
 
 func (c *cmdCtx) s(fs *flag.FlagSet, name, usage string) {
 	c.opts[name] = fs.String(name, "", usage)
@@ -199,6 +210,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 		c.db = *cdb
 	}
 	code, err := cmd.run(ctx, c)
+	for _, f := range c.cleanup {
+		f()
+	}
 	if err != nil {
 		var ue usageError
 		if errors.As(err, &ue) {
@@ -210,7 +224,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 // subcommands are the commands that take a subcommand word.
-var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operators": "add, list or remove"}
+var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operator": "init", "operators": "add, list or remove"}
 
 // wantsJSON reports whether --json is among the arguments, so that even
 // a command line that does not parse gets its error as JSON.
@@ -285,7 +299,9 @@ func exitFor(err error) int {
 		return ExitConflict
 	case errors.As(err, &fe):
 		return ExitDenied
-	case errors.Is(err, ledger.ErrInvalidInput), errors.Is(err, approvals.ErrReasonRequired),
+	case errors.Is(err, ledger.ErrNotPermitted):
+		return ExitNotPermitted
+	case errors.Is(err, ledger.ErrInvalidInput), errors.Is(err, approvals.ErrReasonRequired), errors.Is(err, opkeys.ErrKey),
 		errors.Is(err, ledger.ErrNotLedger), errors.Is(err, ledger.ErrNewerSchema), errors.Is(err, ledger.ErrNeedsMigration):
 		return ExitInvalid
 	case errors.Is(err, ledger.ErrNotFound), errors.Is(err, ledger.ErrNoPermit), errors.Is(err, approvals.ErrNoRequest),
@@ -322,25 +338,22 @@ func (c *cmdCtx) ledgerPath() (string, error) {
 // A writing command creates or migrates it; a reading command never
 // creates, migrates or changes a file.
 func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error) {
+	return c.openWith(ctx, ledger.Options{OneShot: !readOnly, ReadOnly: readOnly})
+}
+
+// openWith opens the ledger with opt; every writer also carries the
+// operators file, since guard checks each grant against it.
+func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (*ledger.Store, error) {
 	path, err := c.ledgerPath()
 	if err != nil {
 		return nil, err
 	}
-	return ledger.Open(ctx, path, ledger.Options{OneShot: !readOnly, ReadOnly: readOnly})
-}
-
-// operator resolves --operator, TOLLGATE_OPERATOR, then the login name.
-func (c *cmdCtx) operator() string {
-	if op := c.str("operator"); op != "" {
-		return op
+	if !opt.ReadOnly {
+		if opt.Anchor, err = c.anchor(); err != nil {
+			return nil, err
+		}
 	}
-	if op := c.env.Getenv("TOLLGATE_OPERATOR"); op != "" {
-		return op
-	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return c.env.Getenv("USER")
+	return ledger.Open(ctx, path, opt)
 }
 
 // key returns the one positional key argument.

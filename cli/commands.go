@@ -11,17 +11,19 @@ import (
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "list", "approve", "reject",
-	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "verify", "export", "backup", "migrate"}
+	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
+	"operators remove", "verify", "export", "backup", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
-		{name: "console", args: "[--operator NAME] [--read-only] [--witness FILE]", summary: "open the operator console", run: runConsole,
+		{name: "console", args: "[--operator NAME] [--key FILE] [--read-only] [--witness FILE]", summary: "open the operator console", run: runConsole,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
+				operatorFlags(fs, c)
 				c.b(fs, "read-only", "disable every decision")
 				witnessFlag(fs, c)
 			}},
@@ -55,27 +57,32 @@ func commands() map[string]command {
 				c.s(fs, "epoch", "only keys under this epoch")
 				c.ints["limit"] = fs.Int("limit", 100, "at most this many rows (max 10000)")
 			}},
-		{name: "approve", args: "KEY [--reason R] [--operator NAME]", summary: "approve a pending action", run: runDecide(true), flags: decideFlags},
-		{name: "reject", args: "KEY --reason R [--operator NAME]", summary: "reject a pending action", run: runDecide(false), flags: decideFlags},
-		{name: "reconcile", args: "KEY --result executed|not-executed --note N [--operator NAME]", summary: "settle an uncertain action", run: runReconcile,
+		{name: "approve", args: "KEY [--reason R] [--operator NAME] [--key FILE]", summary: "approve a pending action", run: runDecide(true), flags: decideFlags},
+		{name: "reject", args: "KEY --reason R [--operator NAME] [--key FILE]", summary: "reject a pending action", run: runDecide(false), flags: decideFlags},
+		{name: "reconcile", args: "KEY --result executed|not-executed --note N [--operator NAME] [--key FILE]", summary: "settle an uncertain action", run: runReconcile,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
 				c.s(fs, "result", "executed or not-executed")
 				c.s(fs, "note", "what the operator checked (required)")
-				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
+				operatorFlags(fs, c)
 			}},
-		{name: "policy set", args: "PATTERN --mode auto|approval|deny [--ttl D]", summary: "set the rule for a kind or kind glob", run: runPolicySet,
+		{name: "policy set", args: "PATTERN --mode auto|approval|deny [--ttl D] [--approvers N]", summary: "set the rule for a kind or kind glob", run: runPolicySet,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
 				c.s(fs, "mode", "auto, approval or deny")
 				c.d(fs, "ttl", approvals.DefaultTTL, "approval deadline for mode approval")
-				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
+				c.ints["approvers"] = fs.Int("approvers", 1, fmt.Sprintf("how many distinct operators must approve (1 to %d; mode approval)", approvals.MaxApprovers))
+				operatorFlags(fs, c)
 			}},
 		{name: "policy list", summary: "list the rules in force", run: runPolicyList},
 		{name: "epoch activate", args: "[--epoch UUID]", summary: "start a new operator epoch; new work must use hsr1:<epoch>:<key>", run: runEpochActivate,
 			flags: func(fs *flag.FlagSet, c *cmdCtx) {
 				c.s(fs, "epoch", "use this lowercase UUID instead of a random one")
-				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
+				operatorFlags(fs, c)
 			}},
 		{name: "epoch show", summary: "show the active epoch", run: runEpochShow},
+		{name: "operator init", args: "[--key FILE]", summary: "create this operator's Ed25519 key (kept if one exists) and print its public line", run: runOperatorInit, flags: keyFlag},
+		{name: "operators add", args: "NAME PUBKEY [--key FILE]", summary: "register an operator; the first makes the ledger signed, later ones are signed by an operator", run: runOperatorsAdd, flags: keyFlag},
+		{name: "operators list", summary: "list the registered operators and their keys", run: runOperatorsList},
+		{name: "operators remove", args: "NAME [--key FILE]", summary: "withdraw an operator's key (signed by an operator)", run: runOperatorsRemove, flags: keyFlag},
 		{name: "verify", args: "[--witness FILE]", summary: "prove every fact, the hash chain, payload digests and witnessed heads", run: runVerify, flags: witnessFlag},
 		{name: "export", summary: "write the evidence of every action as JSON Lines", run: runExport},
 		{name: "backup", args: "FILE [--witness FILE]", summary: "write a consistent copy of the live ledger (never replaces FILE)", run: runBackup, flags: witnessFlag},
@@ -111,7 +118,7 @@ func (c *cmdCtx) witness(h ledger.Head, by string) error {
 
 func decideFlags(fs *flag.FlagSet, c *cmdCtx) {
 	c.s(fs, "reason", "why (required to reject)")
-	c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
+	operatorFlags(fs, c)
 }
 
 func noArgs(c *cmdCtx) error {
@@ -128,7 +135,7 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	if c.env.Console == nil {
 		return ExitError, errors.New("this build has no console")
 	}
-	if err := ledger.CheckReviewInput(c.operator(), ""); err != nil {
+	if err := ledger.CheckReviewInput(c.claimedOperator(), ""); err != nil {
 		return 0, err
 	}
 	// The session's first head goes to the witness before the console
@@ -138,6 +145,10 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 		return 0, err
 	}
 	h, err := s.Head(ctx)
+	var set ledger.OperatorSet
+	if err == nil {
+		set, err = s.Operators(ctx)
+	}
 	s.Close()
 	if err != nil {
 		return 0, err
@@ -145,7 +156,25 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	if err := c.witness(h, "console"); err != nil {
 		return 0, err
 	}
-	return ExitOK, c.env.Console(ctx, ConsoleOptions{DB: s.Path(), Operator: c.operator(), ReadOnly: *c.bools["read-only"]})
+	opt := ConsoleOptions{DB: s.Path(), Operator: c.claimedOperator(), ReadOnly: *c.bools["read-only"],
+		Ledger: ledger.Options{ReadOnly: *c.bools["read-only"], Existing: true, Operator: c.loginName()}}
+	if !opt.ReadOnly {
+		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
+			return 0, err
+		}
+		if opt.Ledger.Signers, err = c.signers(); err != nil {
+			return 0, err
+		}
+		// A passphrase is asked before the console takes the terminal.
+		for _, sg := range opt.Ledger.Signers {
+			if set.Signed {
+				if err := opkeys.UnlockNow(sg); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return ExitOK, c.env.Console(ctx, opt)
 }
 
 func runDemo(ctx context.Context, c *cmdCtx) (int, error) {
@@ -155,7 +184,11 @@ func runDemo(ctx context.Context, c *cmdCtx) (int, error) {
 	if c.env.Demo == nil {
 		return ExitError, errors.New("this build has no demo")
 	}
-	return ExitOK, c.env.Demo(ctx, DemoOptions{DB: c.db, Operator: c.operator(), Headless: *c.durs["headless"]})
+	op := c.claimedOperator()
+	if op == "" {
+		op = c.loginName()
+	}
+	return ExitOK, c.env.Demo(ctx, DemoOptions{DB: c.db, Operator: op, Headless: *c.durs["headless"]})
 }
 
 func runRecord(ctx context.Context, c *cmdCtx) (int, error) {
@@ -483,19 +516,19 @@ func runDecide(approve bool) func(ctx context.Context, c *cmdCtx) (int, error) {
 		if approve {
 			decision = ledger.DecisionApproved
 		}
-		if err := ledger.CheckDecisionInput(key, c.operator(), decision, c.str("reason")); err != nil {
+		if err := ledger.CheckDecisionInput(key, c.claimedOperator(), decision, c.str("reason")); err != nil {
 			return 0, err
 		}
-		s, err := c.open(ctx, false)
+		s, err := c.openOperator(ctx)
 		if err != nil {
 			return 0, err
 		}
 		defer s.Close()
 		var d ledger.Decision
 		if approve {
-			d, err = s.Approve(ctx, key, c.operator(), c.str("reason"))
+			d, err = s.Approve(ctx, key, c.claimedOperator(), c.str("reason"))
 		} else {
-			d, err = s.Reject(ctx, key, c.operator(), c.str("reason"))
+			d, err = s.Reject(ctx, key, c.claimedOperator(), c.str("reason"))
 		}
 		if err != nil {
 			return 0, err
@@ -503,7 +536,11 @@ func runDecide(approve bool) func(ctx context.Context, c *cmdCtx) (int, error) {
 		if c.json {
 			writeJSON(c.stdout, d)
 		} else {
-			fmt.Fprintf(c.stdout, "%s: %s by %s\n", key, d.Decision, safetext.Escape(d.Operator))
+			fmt.Fprintf(c.stdout, "%s: %s by %s, %s", key, d.Decision, safetext.Escape(d.Operator), safetext.Escape(d.Proof.String()))
+			if d.State == ledger.StatePending {
+				fmt.Fprintf(c.stdout, "; %d of %d approvals, still pending", d.Approvals, d.Approvers)
+			}
+			fmt.Fprintln(c.stdout)
 		}
 		return ExitOK, nil
 	}
@@ -518,22 +555,22 @@ func runReconcile(ctx context.Context, c *cmdCtx) (int, error) {
 		return 0, usagef("--note is required")
 	}
 	result := ledger.Result(c.str("result"))
-	if err := ledger.CheckReconcileInput(key, result, c.operator(), c.str("note")); err != nil {
+	if err := ledger.CheckReconcileInput(key, result, c.claimedOperator(), c.str("note")); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
+	s, err := c.openOperator(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	r, err := s.Reconcile(ctx, key, result, c.operator(), c.str("note"))
+	r, err := s.Reconcile(ctx, key, result, c.claimedOperator(), c.str("note"))
 	if err != nil {
 		return 0, err
 	}
 	if c.json {
 		writeJSON(c.stdout, r)
 	} else {
-		fmt.Fprintf(c.stdout, "%s: reconciled %s by %s\n", key, r.Result, safetext.Escape(r.Operator))
+		fmt.Fprintf(c.stdout, "%s: reconciled %s by %s, %s\n", key, r.Result, safetext.Escape(r.Operator), safetext.Escape(r.Proof.String()))
 		if r.Disagrees {
 			fmt.Fprintln(c.stdout, "a late report disagrees with this result: flagged for review")
 		}
@@ -556,15 +593,19 @@ func runPolicySet(ctx context.Context, c *cmdCtx) (int, error) {
 	case ttl == 0:
 		return 0, fmt.Errorf("%w: a TTL is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinTTL, ledger.MaxTTL)
 	}
-	if err := ledger.CheckPolicyInput(c.pos[0], mode, ttl, c.operator()); err != nil {
+	rule := approvals.Rule{Pattern: c.pos[0], Mode: mode, TTL: ttl, Approvers: *c.ints["approvers"]}
+	if rule.Approvers < 1 {
+		return 0, fmt.Errorf("%w: --approvers is between 1 and %d (got %d)", ledger.ErrInvalidInput, approvals.MaxApprovers, rule.Approvers)
+	}
+	if err := ledger.CheckPolicyInput(rule, c.claimedOperator()); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
+	s, err := c.openOperator(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	r, err := s.SetPolicy(ctx, c.pos[0], mode, ttl, c.operator())
+	r, err := s.SetPolicy(ctx, rule, c.claimedOperator())
 	if err != nil {
 		return 0, err
 	}
@@ -580,11 +621,14 @@ func ttlText(r approvals.Rule) string {
 	if r.Mode != approvals.Approval {
 		return ""
 	}
+	if r.Approvers > 1 {
+		return fmt.Sprintf(" (ttl %s, %d approvers)", r.TTL, r.Approvers)
+	}
 	return " (ttl " + r.TTL.String() + ")"
 }
 
 func ruleJSON(r approvals.Rule) map[string]any {
-	return map[string]any{"id": r.ID, "pattern": r.Pattern, "mode": r.Mode, "ttl_seconds": int64(r.TTL.Seconds())}
+	return map[string]any{"id": r.ID, "pattern": r.Pattern, "mode": r.Mode, "ttl_seconds": int64(r.TTL.Seconds()), "approvers": max(r.Approvers, 1)}
 }
 
 func runPolicyList(ctx context.Context, c *cmdCtx) (int, error) {
@@ -620,15 +664,15 @@ func runEpochActivate(ctx context.Context, c *cmdCtx) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	if err := ledger.CheckEpochInput(c.str("epoch"), c.operator()); err != nil {
+	if err := ledger.CheckEpochInput(c.str("epoch"), c.claimedOperator()); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
+	s, err := c.openOperator(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	e, err := s.ActivateEpoch(ctx, c.str("epoch"), c.operator())
+	e, err := s.ActivateEpoch(ctx, c.str("epoch"), c.claimedOperator())
 	if err != nil {
 		return 0, err
 	}

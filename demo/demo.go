@@ -97,7 +97,7 @@ func Seed(ctx context.Context, s *ledger.Store, operator string) (string, error)
 		{"export.bulk", approvals.Deny, 0},
 	}
 	for _, r := range rules {
-		if _, err := s.SetPolicy(ctx, r.pattern, r.mode, r.ttl, operator); err != nil {
+		if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: r.pattern, Mode: r.mode, TTL: r.ttl}, operator); err != nil {
 			return "", err
 		}
 	}

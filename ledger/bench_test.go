@@ -93,7 +93,7 @@ func BenchmarkRecordRetry(b *testing.B) {
 
 func BenchmarkGuardAuto(b *testing.B) {
 	s, _ := openTest(b)
-	s.SetPolicy(ctx, "*", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Auto}, "root")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if a, err := s.Guard(ctx, fmt.Sprintf("g:%d", i), pay, GuardOptions{Agent: "bench"}); err != nil || a.Verdict != Permitted {
@@ -104,7 +104,7 @@ func BenchmarkGuardAuto(b *testing.B) {
 
 func BenchmarkGuardReplay(b *testing.B) {
 	s, _ := openTest(b)
-	s.SetPolicy(ctx, "*", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Auto}, "root")
 	s.Guard(ctx, "k", pay, GuardOptions{})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -122,7 +122,7 @@ func BenchmarkGuardReplay(b *testing.B) {
 func BenchmarkRatios(b *testing.B) {
 	raw := rawWriter(b)
 	s, _ := openTest(b)
-	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
 	s.Record(ctx, "k", pay, RecordOptions{})
 	sel, err := s.r.Prepare("SELECT payload_sha256 FROM intents WHERE action_key = ?")
 	if err != nil {

@@ -43,7 +43,7 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 			if it.RecordOnly {
 				continue
 			}
-			if _, _, err := guardTx(ctx, tx, keys[i], in, GuardOptions{Agent: it.Agent, Lease: DefaultLease}, now); err != nil {
+			if _, _, err := guardTx(ctx, tx, keys[i], in, GuardOptions{Agent: it.Agent, Lease: DefaultLease}, s.anchor, now); err != nil {
 				return err
 			}
 		}

@@ -9,7 +9,7 @@ import (
 
 func TestBulkGuardMatchesSingleCalls(t *testing.T) {
 	s, _ := openTest(t)
-	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
 	var items []BulkItem
 	for i := 0; i < 50; i++ {
 		kind := []string{"auto", "ask"}[i%2]

@@ -59,7 +59,7 @@ func TestCrashWithSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetPolicy(ctx, "job", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "job", Mode: approvals.Auto}, "root")
 	s.Close()
 	permits := map[string]string{} // key -> permit id the caller was given
 	reported := map[string]bool{}

@@ -90,24 +90,23 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 		epoch = newUUID()
 	}
 	var out EpochInfo
-	err := s.write(ctx, func(tx *Tx) error {
-		now := ms(s.now())
+	_, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM epochs WHERE epoch = ?", epoch).Scan(&n); err != nil {
-			return err
+			return nil, err
 		}
 		if n > 0 {
-			return fmt.Errorf("%w: epoch %s was activated before; an epoch is never reused", ErrInvalidInput, epoch)
+			return nil, fmt.Errorf("%w: epoch %s was activated before; an epoch is never reused", ErrInvalidInput, epoch)
 		}
-		ref, err := insertFact(ctx, tx, "epochs", "epoch, operator, at_ms", epoch, operator, now)
+		ref, err := insertFact(ctx, tx, "epochs", "epoch, operator, at_ms", epoch, op, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := appendEvent(ctx, tx, "", evEpochActivated, operator, map[string]any{"epoch": epoch}, now, &ref); err != nil {
-			return err
+		if err := appendEvent(ctx, tx, "", evEpochActivated, op, map[string]any{"epoch": epoch}, now, &ref); err != nil {
+			return nil, err
 		}
 		out, err = activeEpoch(ctx, tx)
-		return err
+		return &ref, err
 	})
 	return out, err
 }
@@ -146,9 +145,21 @@ func logFence(ctx context.Context, tx *Tx, k Key, active, digest, agent, reason 
 	return &FencedError{Key: key, KeyEpoch: k.Epoch, ActiveEpoch: active, Reason: reason, FencedID: id}, nil
 }
 
+// checkOperator checks a claimed operator name. Empty is allowed here: on
+// a signed ledger the name comes from the key, and on an unsigned one
+// signedWrite falls back to the store's default or refuses.
 func checkOperator(op string) error {
+	if op == "" {
+		return nil
+	}
+	return checkName("operator", op)
+}
+
+// requireOperator is the rule on a ledger that was never signed: some
+// name must be given.
+func requireOperator(op string) error {
 	if op == "" {
 		return fmt.Errorf("%w: an operator name is required (--operator or TOLLGATE_OPERATOR)", ErrInvalidInput)
 	}
-	return checkName("operator", op)
+	return checkOperator(op)
 }

@@ -27,14 +27,22 @@ type factTable struct {
 	keyCol string
 	// events are the event types that may commit a row of this table.
 	events []string
+	// optional counts trailing columns added after the table's rows were
+	// first proven (each with default 1): the row hash covers such a
+	// column only where its value differs from 1, so older rows stay
+	// proven by their events and any change to the column is still seen.
+	optional int
+	// since is the schema version that created the table (0: before 5);
+	// the schema 5 migration seals only the tables it knows.
+	since int
 }
 
 // The fact tables, in the order verify reports them.
 var factTables = []factTable{
 	{name: "payloads", id: "action_key", cols: "action_key, payload_sha256, canonical, redacted, kind, kind_sha256, target_sha256, body_sha256, agent, recorded_ms", keyCol: "action_key", events: []string{evRecorded}},
 	{name: "conflicts", id: "id", intID: true, cols: "id, action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms", keyCol: "action_key", events: []string{evConflict}},
-	{name: "policy_rules", id: "id", intID: true, cols: "id, pattern, mode, ttl_ms, operator, set_ms", events: []string{evPolicySet}},
-	{name: "policy_evals", id: "action_key", cols: "action_key, mode, ttl_ms, rule_id, pattern, at_ms", keyCol: "action_key", events: []string{evPolicyEvaluated}},
+	{name: "policy_rules", id: "id", intID: true, cols: "id, pattern, mode, ttl_ms, operator, set_ms, approvers", events: []string{evPolicySet}, optional: 1, since: 0},
+	{name: "policy_evals", id: "action_key", cols: "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers", keyCol: "action_key", events: []string{evPolicyEvaluated}, optional: 1},
 	{name: "approval_requests", id: "action_key", cols: "action_key, agent, requested_ms, expires_ms", keyCol: "action_key", events: []string{evApprovalRequested}},
 	{name: "decisions", id: "action_key", cols: "action_key, decision, operator, reason, at_ms", keyCol: "action_key", events: []string{string(DecisionApproved), string(DecisionRejected)}},
 	{name: "permits", id: "action_key", cols: "action_key, permit_id, agent, issued_ms, lease_ms", keyCol: "action_key", events: []string{evPermitIssued}},
@@ -46,6 +54,9 @@ var factTables = []factTable{
 	{name: "conflict_reviews", id: "conflict_id", intID: true, cols: "conflict_id, operator, note, at_ms", events: []string{evConflictReviewed}},
 	{name: "fenced_reviews", id: "fenced_id", intID: true, cols: "fenced_id, operator, note, at_ms", events: []string{evFencedReviewed}},
 	{name: "ledger_meta", id: "one", intID: true, cols: "one, ledger_id, created_ms", events: []string{evLedgerCreated}},
+	{name: "operators", id: "id", intID: true, cols: "id, name, name_key, action, public_key, fingerprint, at_ms", events: []string{evOperatorAdded, evOperatorRemoved}, since: 6},
+	{name: "votes", id: "id", intID: true, cols: "id, action_key, decision, operator, name_key, reason, at_ms", keyCol: "action_key", events: []string{evVote}, since: 6},
+	{name: "signatures", id: "id", intID: true, cols: "id, fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", events: []string{evSigned}, since: 6},
 }
 
 // Event types. An event either commits one fact row or, for the few in
@@ -66,6 +77,10 @@ const (
 	evLedgerCreated     = "ledger_created"
 	evSealed            = "sealed"
 	evDisagreement      = "disagreement_flagged"
+	evOperatorAdded     = "operator_added"
+	evOperatorRemoved   = "operator_removed"
+	evVote              = "vote"
+	evSigned            = "signed"
 )
 
 // factlessEvents commit no row: a flagged disagreement is derived from a
@@ -91,7 +106,7 @@ type factRef struct {
 // rowHash is the SHA-256 over a fact row's table name and column values,
 // each written with a type tag and its length so that no two different
 // rows encode alike.
-func rowHash(table string, vals []any) string {
+func rowHash(table string, vals []any, optional int) string {
 	h := sha256.New()
 	put := func(tag byte, s string) {
 		h.Write([]byte{tag})
@@ -100,7 +115,10 @@ func rowHash(table string, vals []any) string {
 		h.Write([]byte(s))
 	}
 	put('t', table)
-	for _, v := range vals {
+	for i, v := range vals {
+		if i >= len(vals)-optional && v == int64(1) {
+			continue
+		}
 		switch x := v.(type) {
 		case nil:
 			put('n', "")
@@ -135,7 +153,7 @@ func scanFact(sc interface{ Scan(...any) error }, n int) ([]any, error) {
 func (t *factTable) ncols() int { return strings.Count(t.cols, ",") + 1 }
 
 func (t *factTable) ref(vals []any) factRef {
-	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals)}
+	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals, t.optional)}
 }
 
 // insertFact inserts one row into an append-only table and returns what
@@ -162,15 +180,27 @@ func (f factRef) rowID() int64 {
 
 // sealFacts appends one 'sealed' event for every fact row no event
 // commits: the rows a ledger held before schema 5 made events commit
-// their rows. From then on verify proves they have not changed.
+// their rows. From then on verify proves they have not changed. It runs
+// inside the schema 5 migration, so it reads only what schema 5 has; the
+// columns added later are hashed as their default, which they then hold.
 func sealFacts(ctx context.Context, tx *Tx, now int64) error {
 	for i := range factTables {
 		t := &factTables[i]
-		q := "SELECT " + t.cols + " FROM " + t.name + " t WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.fact_table = '" +
+		if t.since > 5 {
+			continue
+		}
+		cols := t.cols
+		for range t.optional {
+			cols = cols[:strings.LastIndex(cols, ",")]
+		}
+		q := "SELECT " + cols + " FROM " + t.name + " t WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.fact_table = '" +
 			t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT)) ORDER BY t." + t.id
 		rows, err := queryRows(ctx, tx, q, nil, func(r *sql.Rows, v *[]any) error {
 			var err error
-			*v, err = scanFact(r, t.ncols())
+			*v, err = scanFact(r, t.ncols()-t.optional)
+			for range t.optional {
+				*v = append(*v, int64(1))
+			}
 			return err
 		})
 		if err != nil {

@@ -16,9 +16,9 @@ import (
 // for every stage a key can be in, whatever its agent name holds.
 func TestRetryFastPathMatchesFullPath(t *testing.T) {
 	s, clk := openTest(t)
-	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
-	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
-	s.SetPolicy(ctx, "no", approvals.Deny, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "no", Mode: approvals.Deny}, "root")
 	agent := "bot 7  2 pending 0 " // spaces, digits and stage words must not shift a field
 	type key struct {
 		name string
@@ -196,7 +196,7 @@ func TestAnswerIndexMigration(t *testing.T) {
 // kind, as any other key is.
 func TestFixtureIntentPolicyByKind(t *testing.T) {
 	s, _ := openTest(t)
-	s.SetPolicy(ctx, "draft", approvals.Deny, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "draft", Mode: approvals.Deny}, "root")
 	if got := runFixture(t, s.Path(), "fixture-article-v1"); got != "1" {
 		t.Fatalf("fixture insert rowcount %s", got)
 	}
@@ -211,7 +211,7 @@ func TestFixtureIntentPolicyByKind(t *testing.T) {
 // does not queue behind writers.
 func TestOneShotRetryTakesNoWriteLock(t *testing.T) {
 	s, clk := openTest(t)
-	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
 	p := Payload{"ask", "t", "b"}
 	if a, err := s.Guard(ctx, "poll", p, GuardOptions{Agent: "bot"}); err != nil || a.State != StatePending {
 		t.Fatalf("guard = %+v, %v", a, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // DefaultLease is how long a permit holder has to report before the action
@@ -60,7 +61,9 @@ type Answer struct {
 	PermitID   string    `json:"permit_id,omitempty"`
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	ExpiresAt  time.Time `json:"approval_expires_at,omitzero"`
-	Reason     string    `json:"reason,omitempty"`
+	// Approvers is the quorum the request needs, on the call that made it.
+	Approvers int    `json:"approvers,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 // Guard is the agent's one call before acting. It records the intent if
@@ -99,7 +102,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			conflict, fence = ce, fe
 			return err
 		}
-		ans, fence, err = guardTx(ctx, tx, k, in, opt, now)
+		ans, fence, err = guardTx(ctx, tx, k, in, opt, s.anchor, now)
 		return err
 	})
 	switch {
@@ -116,7 +119,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 // guardTx takes the key's next step from its facts (in.facts, read in
 // this transaction): evaluate policy, request approval, or issue the
 // permit an approval or an auto rule allows.
-func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, now int64) (Answer, *FencedError, error) {
+func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, anchor *opkeys.Anchor, now int64) (Answer, *FencedError, error) {
 	key := k.String()
 	a := Answer{Key: key, Logical: k.Logical, Epoch: k.Epoch, SHA256: in.SHA256, Replayed: !in.Created}
 	f := in.facts
@@ -135,10 +138,21 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, no
 				return a, fe, err
 			}
 		}
+		// A grant reads the operator registry: on a signed ledger the
+		// approval's signatures or the auto rule's must prove it.
+		t, err := loadTrust(ctx, tx, anchor)
+		if err != nil {
+			return a, nil, err
+		}
 		if f.Stage == StateApproved {
+			if t.required() {
+				if err := t.proveApproval(ctx, tx, key); err != nil {
+					return a, nil, err
+				}
+			}
 			return issuePermit(ctx, tx, a, opt, now)
 		}
-		rule, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, now)
+		rule, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, t, now)
 		if err != nil {
 			return a, nil, err
 		}
@@ -150,6 +164,7 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, no
 		case approvals.Auto:
 			return issuePermit(ctx, tx, a, opt, now)
 		}
+		a.Approvers = rule.Approvers
 		exp := now + rule.TTL.Milliseconds()
 		ref, err := insertFact(ctx, tx, "approval_requests", "action_key, agent, requested_ms, expires_ms", key, opt.Agent, now, exp)
 		if err != nil {
@@ -207,57 +222,74 @@ func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now in
 	return a, nil, setStage(ctx, tx, a.Key, StateExecuting, lease, now)
 }
 
-func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
-	return queryRows(ctx, tx, `SELECT id, pattern, mode, ttl_ms FROM policy_rules
-		WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id`, nil, func(rows *sql.Rows, r *approvals.Rule) error {
-		var ttl int64
-		err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl)
-		r.TTL = time.Duration(ttl) * time.Millisecond
-		return err
-	})
+// rulesSQL reads rules oldest first; currentRules keeps the latest per
+// pattern (what policy list shows). Match over every rule gives the same
+// answer, since among equal patterns the later wins; evaluation reads them
+// all, so that on a signed ledger an unproven latest rule leaves the
+// proven one before it in force.
+const rulesSQL = "SELECT id, pattern, mode, ttl_ms, approvers FROM policy_rules"
+
+func scanRule(rows *sql.Rows, r *approvals.Rule) error {
+	var ttl int64
+	err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl, &r.Approvers)
+	r.TTL = time.Duration(ttl) * time.Millisecond
+	return err
 }
 
-// evaluatePolicy applies the rules once per key and stores the result.
-func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, now int64) (approvals.Rule, error) {
-	rules, err := currentRules(ctx, tx)
+func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
+	return queryRows(ctx, tx, rulesSQL+" WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id", nil, scanRule)
+}
+
+// evaluatePolicy applies the rules once per key and stores the result. On
+// a signed ledger only rules whose signatures verify are applied: a rule
+// inserted by hand is not policy.
+func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, t *trust, now int64) (approvals.Rule, error) {
+	rules, err := queryRows(ctx, tx, rulesSQL+" ORDER BY id", nil, scanRule)
 	if err != nil {
 		return approvals.Rule{}, err
 	}
 	r := approvals.Match(rules, kind)
+	if t.required() {
+		if r, err = t.matchProven(ctx, tx, rules, kind); err != nil {
+			return r, err
+		}
+	}
 	var ruleID any
 	if r.ID != 0 {
 		ruleID = r.ID
 	}
-	ref, err := insertFact(ctx, tx, "policy_evals", "action_key, mode, ttl_ms, rule_id, pattern, at_ms",
-		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now)
+	ref, err := insertFact(ctx, tx, "policy_evals", "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers",
+		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now, r.Approvers)
 	if err != nil {
 		return r, err
 	}
-	return r, appendEvent(ctx, tx, key, evPolicyEvaluated, opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds()}, now, &ref)
+	return r, appendEvent(ctx, tx, key, evPolicyEvaluated, opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
 }
 
 // SetPolicy adds a rule for a kind pattern; a later rule for the same
-// pattern replaces the earlier one for keys evaluated from now on.
-func (s *Store) SetPolicy(ctx context.Context, pattern string, mode approvals.Mode, ttl time.Duration, operator string) (approvals.Rule, error) {
-	if err := CheckPolicyInput(pattern, mode, ttl, operator); err != nil {
+// pattern replaces the earlier one for keys evaluated from now on. On a
+// signed ledger the rule is signed by the operator's key, and guard
+// applies no rule that is not.
+func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string) (approvals.Rule, error) {
+	if err := CheckPolicyInput(r, operator); err != nil {
 		return approvals.Rule{}, err
 	}
 	switch {
-	case mode != approvals.Approval:
-		ttl = 0
-	case ttl == 0:
-		ttl = approvals.DefaultTTL
+	case r.Mode != approvals.Approval:
+		r.TTL, r.Approvers = 0, 1
+	case r.TTL == 0:
+		r.TTL = approvals.DefaultTTL
 	}
-	r := approvals.Rule{Pattern: pattern, Mode: mode, TTL: ttl}
-	err := s.write(ctx, func(tx *Tx) error {
-		now := ms(s.now())
-		ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms",
-			pattern, string(mode), ttl.Milliseconds(), operator, now)
+	r.Approvers = max(r.Approvers, 1)
+	_, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
+		ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers",
+			r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.ID = ref.rowID()
-		return appendEvent(ctx, tx, "", evPolicySet, operator, map[string]any{"rule_id": r.ID, "pattern": pattern, "mode": mode, "ttl_ms": ttl.Milliseconds()}, now, &ref)
+		return &ref, appendEvent(ctx, tx, "", evPolicySet, op, map[string]any{"rule_id": r.ID, "pattern": r.Pattern, "mode": r.Mode,
+			"ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
 	})
 	return r, err
 }
@@ -280,14 +312,23 @@ type Decision struct {
 	Operator string       `json:"operator"`
 	Reason   string       `json:"reason"`
 	At       time.Time    `json:"at"`
+	// Approvals counts the distinct operators who approved so far and
+	// Approvers the quorum; State is the request's state after this
+	// decision (pending until the quorum is reached).
+	Approvals int   `json:"approvals"`
+	Approvers int   `json:"approvers"`
+	State     State `json:"state"`
+	Proof     Proof `json:"proof"`
 }
 
-// Approve records an approval. The next Guard under the key gets the permit.
+// Approve records an approval. When it completes the quorum, the next
+// Guard under the key gets the permit.
 func (s *Store) Approve(ctx context.Context, key, operator, reason string) (Decision, error) {
 	return s.decide(ctx, key, operator, DecisionApproved, reason)
 }
 
-// Reject records a rejection; a reason is required.
+// Reject records a rejection, which decides the request at once; a reason
+// is required.
 func (s *Store) Reject(ctx context.Context, key, operator, reason string) (Decision, error) {
 	return s.decide(ctx, key, operator, DecisionRejected, reason)
 }
@@ -308,56 +349,85 @@ func CheckDecisionInput(key, operator string, decision DecisionKind, reason stri
 	return checkText("reason", reason)
 }
 
+// decide records one operator's vote and, when it decides the request
+// (the quorum's last approval, or any rejection), the decision.
 func (s *Store) decide(ctx context.Context, key, operator string, decision DecisionKind, reason string) (Decision, error) {
 	if err := CheckDecisionInput(key, operator, decision, reason); err != nil {
 		return Decision{}, err
 	}
 	k, _ := ParseKey(key)
-	d := Decision{Key: key, Decision: decision, Operator: operator, Reason: reason}
+	var d Decision
 	var fence *FencedError
-	err := s.write(ctx, func(tx *Tx) error {
+	proof, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
 		fence = nil
-		now := ms(s.now())
+		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request
 		var exp int64
-		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, '') FROM approval_requests r
-			LEFT JOIN decisions d ON d.action_key = r.action_key WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided)
+		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, ''), coalesce(e.approvers, 1) FROM approval_requests r
+			LEFT JOIN decisions d ON d.action_key = r.action_key LEFT JOIN policy_evals e ON e.action_key = r.action_key
+			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided, &d.Approvers)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
+			return nil, err
 		}
 		req.Exists, req.Expires = err == nil, fromMS(exp)
-		if err := approvals.CheckDecision(req, operator, decision == DecisionApproved, reason, fromMS(now)); err != nil {
-			return &DecisionError{Key: key, Err: err}
+		votes, err := queryRows(ctx, tx, "SELECT operator, decision FROM votes WHERE action_key = ?", []any{key},
+			func(r *sql.Rows, v *[2]string) error { return r.Scan(&v[0], &v[1]) })
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range votes {
+			req.Voted = append(req.Voted, v[0])
+			if v[1] == string(DecisionApproved) {
+				d.Approvals++
+			}
+		}
+		if err := approvals.CheckDecision(req, op, decision == DecisionApproved, reason, fromMS(now)); err != nil {
+			return nil, &DecisionError{Key: key, Err: err}
 		}
 		// A key admitted under an older epoch can never get a permit, so
 		// approving it would record an approval that means nothing; a
 		// rejection, which closes the key, stays allowed.
 		act, err := activeEpoch(ctx, tx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if decision == DecisionApproved && act.Epoch != "" && k.Epoch != act.Epoch {
 			digest := ""
 			if err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&digest); err != nil {
-				return err
+				return nil, err
 			}
-			fence, err = logFence(ctx, tx, k, act.Epoch, digest, operator,
+			fence, err = logFence(ctx, tx, k, act.Epoch, digest, op,
 				fmt.Sprintf("admitted under epoch %q, not the active epoch %s: it can get no permit, so it cannot be decided", k.Epoch, act.Epoch), now)
-			return err
+			return nil, err
 		}
-		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), operator, reason, now)
+		vote, err := insertFact(ctx, tx, "votes", "action_key, decision, operator, name_key, reason, at_ms",
+			key, string(decision), op, approvals.NameKey(op), reason, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		d.At = fromMS(now)
-		if err := appendEvent(ctx, tx, key, string(decision), operator, map[string]any{"reason": reason}, now, &ref); err != nil {
-			return err
+		if err := appendEvent(ctx, tx, key, evVote, op, map[string]any{"decision": decision, "reason": reason}, now, &vote); err != nil {
+			return nil, err
 		}
-		return setStage(ctx, tx, key, State(decision), 0, now)
+		if decision == DecisionApproved {
+			d.Approvals++
+			if d.Approvals < d.Approvers {
+				return &vote, nil
+			}
+		}
+		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), op, reason, now)
+		if err != nil {
+			return nil, err
+		}
+		if err := appendEvent(ctx, tx, key, string(decision), op, map[string]any{"reason": reason}, now, &ref); err != nil {
+			return nil, err
+		}
+		d.State = State(decision)
+		return &vote, setStage(ctx, tx, key, State(decision), 0, now)
 	})
 	if err == nil && fence != nil {
 		return Decision{}, fence
 	}
+	d.Proof = proof
 	return d, err
 }
 

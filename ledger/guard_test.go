@@ -99,7 +99,7 @@ func TestTransitions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s, clk := openTest(t)
-			if _, err := s.SetPolicy(ctx, "refund", tc.policy, time.Hour, "root"); err != nil {
+			if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: tc.policy, TTL: time.Hour}, "root"); err != nil {
 				t.Fatal(err)
 			}
 			const key = "refund:le-1"
@@ -170,7 +170,7 @@ func TestTransitions(t *testing.T) {
 
 func TestReportRules(t *testing.T) {
 	s, _ := openTest(t)
-	s.SetPolicy(ctx, "*", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Auto}, "root")
 	a, _ := s.Guard(ctx, "k", pay, GuardOptions{})
 	if _, err := s.Report(ctx, "k", "00000000-0000-4000-8000-000000000000", Succeeded, ReportOptions{}); !errors.Is(err, ErrWrongPermit) {
 		t.Fatalf("wrong permit: %v", err)
@@ -190,7 +190,7 @@ func TestReportRules(t *testing.T) {
 
 func TestLateReportDisagreementFlagged(t *testing.T) {
 	s, clk := openTest(t)
-	s.SetPolicy(ctx, "*", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Auto}, "root")
 	a, _ := s.Guard(ctx, "k", pay, GuardOptions{Lease: time.Minute})
 	clk.Add(2 * time.Minute)
 	r, err := s.Report(ctx, "k", a.PermitID, Succeeded, ReportOptions{})
@@ -209,7 +209,7 @@ func TestLateReportDisagreementFlagged(t *testing.T) {
 
 func TestEpochFencing(t *testing.T) {
 	s, _ := openTest(t)
-	s.SetPolicy(ctx, "*", approvals.Approval, time.Hour, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Approval, TTL: time.Hour}, "root")
 	if _, err := s.Guard(ctx, "old:pending", pay, GuardOptions{Agent: "bot"}); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestEpochFencing(t *testing.T) {
 
 func TestListFiltersAndCounts(t *testing.T) {
 	s, clk := openTest(t)
-	s.SetPolicy(ctx, "email", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "email", Mode: approvals.Auto}, "root")
 	for i := 0; i < 6; i++ {
 		kind := "refund"
 		if i%2 == 0 {
@@ -305,9 +305,9 @@ func TestGuardProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for run := 0; run < 12; run++ {
 		s, clk := openTest(t)
-		s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
-		s.SetPolicy(ctx, "ask", approvals.Approval, 30*time.Minute, "root")
-		s.SetPolicy(ctx, "no", approvals.Deny, 0, "root")
+		s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
+		s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: 30 * time.Minute}, "root")
+		s.SetPolicy(ctx, approvals.Rule{Pattern: "no", Mode: approvals.Deny}, "root")
 		kinds := []string{"auto", "ask", "no"}
 		permits := map[string]string{}
 		lastRank := map[string]int{}

@@ -41,7 +41,7 @@ func TestHostileBodiesStoredVerbatim(t *testing.T) {
 // REPLACE on every state-machine table from a plain connection.
 func TestStateMachineTablesAppendOnly(t *testing.T) {
 	s, clk := openTest(t)
-	s.SetPolicy(ctx, "ask", approvals.Approval, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval}, "root")
 	s.Guard(ctx, "k1", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"})
 	s.Approve(ctx, "k1", "alice", "ok")
 	a, _ := s.Guard(ctx, "k1", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot", Lease: 1e9})

@@ -65,16 +65,23 @@ func CheckReportInput(key string, outcome Outcome, opt ReportOptions) error {
 }
 
 // CheckPolicyInput checks a rule; for an approval rule a zero TTL means
-// approvals.DefaultTTL, any other must lie between MinTTL and MaxTTL.
-func CheckPolicyInput(pattern string, mode approvals.Mode, ttl time.Duration, operator string) error {
-	if err := approvals.ValidatePattern(pattern); err != nil {
+// approvals.DefaultTTL, any other must lie between MinTTL and MaxTTL, and
+// a zero quorum means one approver.
+func CheckPolicyInput(r approvals.Rule, operator string) error {
+	if err := approvals.ValidatePattern(r.Pattern); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	if _, err := approvals.ParseMode(string(mode)); err != nil {
+	if _, err := approvals.ParseMode(string(r.Mode)); err != nil {
 		return fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
-	if ttl != 0 && (ttl < MinTTL || ttl > MaxTTL) {
-		return fmt.Errorf("%w: a TTL is between %s and %s (got %s)", ErrInvalidInput, MinTTL, MaxTTL, ttl)
+	if r.TTL != 0 && (r.TTL < MinTTL || r.TTL > MaxTTL) {
+		return fmt.Errorf("%w: a TTL is between %s and %s (got %s)", ErrInvalidInput, MinTTL, MaxTTL, r.TTL)
+	}
+	if r.Approvers < 0 || r.Approvers > approvals.MaxApprovers {
+		return fmt.Errorf("%w: --approvers is between 1 and %d (got %d)", ErrInvalidInput, approvals.MaxApprovers, r.Approvers)
+	}
+	if r.Approvers > 1 && r.Mode != approvals.Approval {
+		return fmt.Errorf("%w: --approvers applies to --mode approval only", ErrInvalidInput)
 	}
 	return checkOperator(operator)
 }

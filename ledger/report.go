@@ -177,6 +177,8 @@ type Reconciliation struct {
 	// this result: the key is flagged for review.
 	Disagrees  bool `json:"disagrees_with_report"`
 	SafeNewKey bool `json:"safe_new_key"`
+	// Proof is how the reconciliation is signed.
+	Proof Proof `json:"proof"`
 }
 
 // CheckReconcileInput applies the rules a reconciliation's input must
@@ -203,39 +205,39 @@ func (s *Store) Reconcile(ctx context.Context, key string, result Result, operat
 	if err := CheckReconcileInput(key, result, operator, note); err != nil {
 		return Reconciliation{}, err
 	}
-	rec := Reconciliation{Key: key, Result: result, Operator: operator, Note: note, SafeNewKey: safeNewKey(StateReconciled, result)}
-	err := s.write(ctx, func(tx *Tx) error {
-		now := ms(s.now())
+	var rec Reconciliation
+	proof, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
+		rec = Reconciliation{Key: key, Result: result, Operator: op, Note: note, SafeNewKey: safeNewKey(StateReconciled, result), At: fromMS(now)}
 		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if st := stateFrom(f.Stage, f.Deadline, now); st != StateUncertain {
-			return fmt.Errorf("key %s is %s: %w", key, st, ErrNotUncertain)
+			return nil, fmt.Errorf("key %s is %s: %w", key, st, ErrNotUncertain)
 		}
-		ref, err := insertFact(ctx, tx, "reconciliations", "action_key, result, operator, note, at_ms", key, string(result), operator, note, now)
+		ref, err := insertFact(ctx, tx, "reconciliations", "action_key, result, operator, note, at_ms", key, string(result), op, note, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := appendEvent(ctx, tx, key, evReconciled, operator, map[string]any{"result": result, "note": note}, now, &ref); err != nil {
-			return err
+		if err := appendEvent(ctx, tx, key, evReconciled, op, map[string]any{"result": result, "note": note}, now, &ref); err != nil {
+			return nil, err
 		}
 		outcomes, err := queryRows(ctx, tx, "SELECT outcome FROM reports WHERE action_key = ? AND kind != 'refused'", []any{key},
 			func(rows *sql.Rows, o *Outcome) error { return rows.Scan(o) })
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, o := range outcomes {
 			rec.Disagrees = rec.Disagrees || disagrees(o, result)
 		}
 		if rec.Disagrees {
-			if err := appendEvent(ctx, tx, key, evDisagreement, operator, map[string]any{"reconciled": result}, now, nil); err != nil {
-				return err
+			if err := appendEvent(ctx, tx, key, evDisagreement, op, map[string]any{"reconciled": result}, now, nil); err != nil {
+				return nil, err
 			}
 		}
-		rec.At = fromMS(now)
-		return setStage(ctx, tx, key, StateReconciled, 0, now)
+		return &ref, setStage(ctx, tx, key, StateReconciled, 0, now)
 	})
+	rec.Proof = proof
 	return rec, err
 }
 
@@ -256,24 +258,24 @@ func (s *Store) review(ctx context.Context, table, reviews, col, event string, i
 	if err := CheckReviewInput(operator, note); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *Tx) error {
-		now := ms(s.now())
+	_, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
 		var key string
 		var done int
 		err := tx.QueryRowContext(ctx, "SELECT t.action_key, (SELECT count(*) FROM "+reviews+" r WHERE r."+col+" = t.id) FROM "+table+" t WHERE t.id = ?", id).Scan(&key, &done)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%w: no %s row %d", ErrNotFound, table, id)
+			return nil, fmt.Errorf("%w: no %s row %d", ErrNotFound, table, id)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if done > 0 {
-			return fmt.Errorf("%s %d: %w", table, id, ErrAlreadyReviewed)
+			return nil, fmt.Errorf("%s %d: %w", table, id, ErrAlreadyReviewed)
 		}
-		ref, err := insertFact(ctx, tx, reviews, col+", operator, note, at_ms", id, operator, note, now)
+		ref, err := insertFact(ctx, tx, reviews, col+", operator, note, at_ms", id, op, note, now)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return appendEvent(ctx, tx, key, event, operator, map[string]any{col: id, "note": note}, now, &ref)
+		return &ref, appendEvent(ctx, tx, key, event, op, map[string]any{col: id, "note": note}, now, &ref)
 	})
+	return err
 }

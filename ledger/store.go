@@ -20,7 +20,10 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/ssh"
 	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 //go:embed migrations/*.sql
@@ -46,6 +49,17 @@ type Options struct {
 	// the call itself with modernc.org/sqlite; statements are prepared per
 	// transaction, not kept for reuse.
 	OneShot bool
+	// Signers are the operator keys this process may sign with (a key
+	// file, ssh-agent's keys). On a signed ledger the first one that is a
+	// registered operator signs every operator-authored fact, and its
+	// registered name is the operator's.
+	Signers []ssh.Signer
+	// Operator is the name used on a ledger that was never signed when a
+	// call names none (the CLI passes the login name).
+	Operator string
+	// Anchor, when set, is the allowed_signers list outside the ledger:
+	// a signing key must be listed there too, for permits and signing.
+	Anchor *opkeys.Anchor
 }
 
 // Store is an open ledger. It is safe for concurrent use by many
@@ -60,6 +74,10 @@ type Store struct {
 	now  func() time.Time
 	ro   bool
 	one  bool // OneShot
+	// signers, operator and anchor: see Options.
+	signers  []ssh.Signer
+	operator string
+	anchor   *opkeys.Anchor
 }
 
 // Path returns the ledger file path.
@@ -151,7 +169,8 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 			return nil, err
 		}
 	}
-	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly}
+	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly,
+		signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
 	if err := s.openPools(ctx, opt); err != nil {
 		s.Close()
 		return nil, err

@@ -133,8 +133,8 @@ func TestStress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	s.SetPolicy(ctx, "auto", approvals.Auto, 0, "root")
-	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
 	stop := filepath.Join(t.TempDir(), "stop")
 	side := func(mode string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")

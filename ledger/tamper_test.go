@@ -27,9 +27,9 @@ func evidenceLedger(t *testing.T) (string, Head) {
 			t.Fatal(err)
 		}
 	}
-	must(s.SetPolicy(ctx, "auto.*", approvals.Auto, 0, "root"))
-	must(s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root"))
-	must(s.SetPolicy(ctx, "no", approvals.Deny, 0, "root"))
+	must(s.SetPolicy(ctx, approvals.Rule{Pattern: "auto.*", Mode: approvals.Auto}, "root"))
+	must(s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root"))
+	must(s.SetPolicy(ctx, approvals.Rule{Pattern: "no", Mode: approvals.Deny}, "root"))
 	a, err := s.Guard(ctx, "k:auto", Payload{"auto.x", "t", "b"}, GuardOptions{Agent: "bot"})
 	must(a, err)
 	must(s.Report(ctx, "k:auto", a.PermitID, Succeeded, ReportOptions{Ref: "r1"}))
@@ -264,8 +264,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // gets a permit, and verify names each edited row.
 func TestProjectionGrantsNothing(t *testing.T) {
 	s, _ := openTest(t)
-	s.SetPolicy(ctx, "ask", approvals.Approval, time.Hour, "root")
-	s.SetPolicy(ctx, "no", approvals.Deny, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "no", Mode: approvals.Deny}, "root")
 	pay := map[string]Payload{"p:1": {"ask", "t", "b"}, "p:2": {"ask", "t", "b"}, "p:3": {"no", "t", "b"}}
 	for _, k := range []string{"p:1", "p:2", "p:3"} {
 		if _, err := s.Guard(ctx, k, pay[k], GuardOptions{Agent: "bot"}); err != nil {

@@ -8,10 +8,11 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
-// Run opens the console on a ledger file and blocks until the operator
-// quits or ctx ends.
-func Run(ctx context.Context, path, operator string, readOnly bool) error {
-	s, err := ledger.Open(ctx, path, ledger.Options{ReadOnly: readOnly, Existing: true})
+// Run opens the console on a ledger file with opt (the operator's keys,
+// the anchor) and blocks until the operator quits or ctx ends. operator
+// is the name claimed, empty to take the key's registered name.
+func Run(ctx context.Context, path string, opt ledger.Options, operator string, readOnly bool) error {
+	s, err := ledger.Open(ctx, path, opt)
 	if err != nil {
 		return err
 	}

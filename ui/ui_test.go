@@ -84,8 +84,8 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	s.SetPolicy(ctx, "refund", approvals.Approval, time.Hour, "root")
-	s.SetPolicy(ctx, "report", approvals.Auto, 0, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Approval, TTL: time.Hour}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "report", Mode: approvals.Auto}, "root")
 	return &fixture{t: t, s: s, clock: c}
 }
 

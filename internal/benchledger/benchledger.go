@@ -37,7 +37,7 @@ func Path(total, pending int) (string, error) {
 		return "", err
 	}
 	defer s.Close()
-	if _, err := s.SetPolicy(ctx, "refund", approvals.Approval, 365*24*time.Hour, "bench"); err != nil {
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Approval, TTL: 365 * 24 * time.Hour}, "bench"); err != nil {
 		return "", err
 	}
 	const batch = 5000

@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/user"
+
+	"golang.org/x/crypto/ssh"
+	"golang.org/x/term"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
+	"github.com/tollgate-dev/tollgate/safetext"
+)
+
+// operatorFlags are the flags of every operator-authored command: the
+// name claimed (on a signed ledger the key's registered name decides)
+// and the key to sign with.
+func operatorFlags(fs *flag.FlagSet, c *cmdCtx) {
+	c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR; on a signed ledger the key's registered name, else the login name)")
+	keyFlag(fs, c)
+}
+
+func keyFlag(fs *flag.FlagSet, c *cmdCtx) {
+	c.s(fs, "key", "operator private key file (default $TOLLGATE_OPERATOR_KEY, else ssh-agent's keys and the key operator init made)")
+}
+
+// claimedOperator is the name given with --operator or TOLLGATE_OPERATOR,
+// empty when none was: then the key's registered name is used.
+func (c *cmdCtx) claimedOperator() string {
+	if op := c.str("operator"); op != "" {
+		return op
+	}
+	return c.env.Getenv("TOLLGATE_OPERATOR")
+}
+
+// loginName is the operator's name on a ledger that was never signed and
+// for which no name was given.
+func (c *cmdCtx) loginName() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return c.env.Getenv("USER")
+}
+
+// keyPath is --key, else TOLLGATE_OPERATOR_KEY; explicit says whether one
+// was given, else it is the default path from operator init.
+func (c *cmdCtx) keyPath() (path string, explicit bool, err error) {
+	if p := c.str("key"); p != "" {
+		return p, true, nil
+	}
+	if p := c.env.Getenv("TOLLGATE_OPERATOR_KEY"); p != "" {
+		return p, true, nil
+	}
+	p, err := opkeys.DefaultPath(c.env.Getenv("XDG_CONFIG_HOME"))
+	return p, false, err
+}
+
+// signers gathers the keys this command may sign with. An explicit key
+// file must load; ssh-agent's key for the same public key signs in its
+// place, so the file is not decrypted. Without one: every Ed25519 key in
+// ssh-agent, then the default key file if it exists. The ledger picks the
+// first that is a registered operator.
+func (c *cmdCtx) signers() ([]ssh.Signer, error) {
+	path, explicit, err := c.keyPath()
+	if err != nil {
+		return nil, err
+	}
+	agentKeys, closeAgent, err := opkeys.AgentSigners(c.env.Getenv("SSH_AUTH_SOCK"))
+	if err != nil && explicit {
+		return nil, err
+	}
+	c.cleanup = append(c.cleanup, closeAgent)
+	var file *opkeys.Key
+	if _, statErr := os.Stat(path); explicit || statErr == nil {
+		if file, err = opkeys.Load(path); err != nil {
+			return nil, err
+		}
+	}
+	if file == nil {
+		return agentKeys, nil
+	}
+	for _, a := range agentKeys {
+		if string(a.PublicKey().Marshal()) == string(file.Public.Marshal()) {
+			return []ssh.Signer{a}, nil
+		}
+	}
+	fs := file.Signer(askPassphrase)
+	if explicit {
+		return []ssh.Signer{fs}, nil
+	}
+	return append(agentKeys, fs), nil
+}
+
+// askPassphrase reads a key's passphrase from the terminal without echo.
+func askPassphrase(path string) ([]byte, error) {
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is passphrase-protected and there is no terminal to ask on: add it to ssh-agent (ssh-add)", opkeys.ErrKey, path)
+	}
+	defer tty.Close()
+	fmt.Fprintf(tty, "passphrase for %s: ", safetext.Escape(path))
+	p, err := term.ReadPassword(int(tty.Fd()))
+	fmt.Fprintln(tty)
+	return p, err
+}
+
+// anchor reads the operators file (TOLLGATE_OPERATORS_FILE, else
+// /etc/tollgate/operators); a file that exists but does not parse stops
+// the command: it must not quietly allow more than it lists.
+func (c *cmdCtx) anchor() (*opkeys.Anchor, error) {
+	a, err := opkeys.FindAnchor(c.env.Getenv("TOLLGATE_OPERATORS_FILE"))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
+	}
+	return a, nil
+}
+
+// openOperator opens the ledger for an operator-authored write, with the
+// operator's keys, the anchor and the login name as the unsigned default.
+func (c *cmdCtx) openOperator(ctx context.Context) (*ledger.Store, error) {
+	signers, err := c.signers()
+	if err != nil {
+		return nil, err
+	}
+	return c.openWith(ctx, ledger.Options{OneShot: true, Signers: signers, Operator: c.loginName()})
+}
+
+func runOperatorInit(ctx context.Context, c *cmdCtx) (int, error) {
+	if err := noArgs(c); err != nil {
+		return 0, err
+	}
+	path, _, err := c.keyPath()
+	if err != nil {
+		return 0, err
+	}
+	comment := c.loginName()
+	if h, err := os.Hostname(); err == nil {
+		comment += "@" + h
+	}
+	pub, created, err := opkeys.Init(path, "tollgate "+comment)
+	if err != nil {
+		return 0, err
+	}
+	if c.json {
+		writeJSON(c.stdout, map[string]any{"key_file": path, "created": created, "public_key": opkeys.Line(pub), "fingerprint": opkeys.Fingerprint(pub)})
+		return ExitOK, nil
+	}
+	verb := "created"
+	if !created {
+		verb = "exists, kept"
+	}
+	fmt.Fprintf(c.stdout, "%s: %s\n%s\nregister it: tollgate operators add NAME '%s'\n", safetext.Escape(path), verb, opkeys.Line(pub), opkeys.Line(pub))
+	return ExitOK, nil
+}
+
+func runOperatorsAdd(ctx context.Context, c *cmdCtx) (int, error) {
+	if len(c.pos) != 2 {
+		return 0, usagef("expected NAME and PUBKEY (one quoted line: 'ssh-ed25519 AAAA...')")
+	}
+	if _, err := opkeys.ParsePublicKey(c.pos[1]); err != nil {
+		return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
+	}
+	s, err := c.openOperator(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	op, err := s.AddOperator(ctx, c.pos[0], c.pos[1])
+	if err != nil {
+		return 0, err
+	}
+	return printOperator(c, "added", op), nil
+}
+
+func runOperatorsRemove(ctx context.Context, c *cmdCtx) (int, error) {
+	if len(c.pos) != 1 {
+		return 0, usagef("expected exactly one NAME")
+	}
+	s, err := c.openOperator(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	op, err := s.RemoveOperator(ctx, c.pos[0])
+	if err != nil {
+		return 0, err
+	}
+	return printOperator(c, "removed", op), nil
+}
+
+func printOperator(c *cmdCtx, verb string, op ledger.Operator) int {
+	if c.json {
+		writeJSON(c.stdout, map[string]any{verb: op})
+	} else {
+		fmt.Fprintf(c.stdout, "operator %s %s (%s)\n", safetext.Escape(op.Name), verb, op.Fingerprint)
+	}
+	return ExitOK
+}
+
+func runOperatorsList(ctx context.Context, c *cmdCtx) (int, error) {
+	if err := noArgs(c); err != nil {
+		return 0, err
+	}
+	s, err := c.open(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	set, err := s.Operators(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if c.json {
+		writeJSON(c.stdout, set)
+		return ExitOK, nil
+	}
+	if !set.Signed {
+		fmt.Fprintln(c.stdout, "no operators: decisions unsigned (register one: tollgate operators add NAME PUBKEY)")
+	}
+	for _, o := range set.Operators {
+		fmt.Fprintf(c.stdout, "%-20s %s  %s  added %s\n", safetext.Escape(o.Name), o.Fingerprint, o.PublicKey, ts(o.Added))
+	}
+	for _, p := range set.Problems {
+		fmt.Fprintln(c.stdout, "INVALID "+safetext.Escape(p.String()))
+	}
+	return ExitOK, nil
+}

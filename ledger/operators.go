@@ -1,0 +1,476 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/opkeys"
+)
+
+// ErrNotPermitted means this identity may not do that: no operator key,
+// a key that is not registered (or not in the operators file), a name
+// that is not the key's, or a decision whose signatures do not prove it.
+var ErrNotPermitted = errors.New("not permitted")
+
+// ErrChanged means the fact an operator signed changed before it could be
+// written (another decision landed meanwhile): nothing was stored.
+var ErrChanged = errors.New("the ledger changed while the statement was being signed; nothing was stored, try again")
+
+// maxSigningDelay bounds the time between signing a statement and
+// storing it: a touch or a passphrase fits, a replay days later does not.
+const maxSigningDelay = 5 * time.Minute
+
+// Operator is a registered operator: a name bound to a public key.
+type Operator struct {
+	Name        string    `json:"name"`
+	PublicKey   string    `json:"public_key"`
+	Fingerprint string    `json:"fingerprint"`
+	Added       time.Time `json:"added_at"`
+	pub         ssh.PublicKey
+}
+
+// registry is the operator set replayed from the operators table in
+// event order, keeping only changes that are committed by their event
+// and, after the first, signed by an operator registered before them.
+type registry struct {
+	signed bool
+	// genesisSeq is the event that made the ledger signed: operator facts
+	// committed after it need signatures.
+	genesisSeq int64
+	current    map[string]Operator // by fingerprint
+	ever       map[string]Operator // every key once validly registered
+	problems   []Problem
+}
+
+func (r *registry) add(table, row, key, rule string, args ...any) {
+	r.problems = append(r.problems, Problem{Table: table, Row: row, Key: key, Rule: fmt.Sprintf(rule, args...)})
+}
+
+type sigRow struct {
+	fp     sql.NullString
+	signed sql.NullInt64
+	blob   []byte
+}
+
+func (g sigRow) present() bool { return g.fp.Valid }
+
+// sigJoin attaches a fact row's signature; alias t is the fact table.
+func sigJoin(table, idCol string) string {
+	return " LEFT JOIN signatures s ON s.fact_table = '" + table + "' AND s.fact_row = CAST(t." + idCol + " AS TEXT)"
+}
+
+func loadRegistry(ctx context.Context, tx *Tx, ledger string) (*registry, error) {
+	reg := &registry{current: map[string]Operator{}, ever: map[string]Operator{}}
+	t := factTableNamed("operators")
+	type opRow struct {
+		vals []any
+		seq  sql.NullInt64
+		sha  sql.NullString
+		sig  sigRow
+	}
+	rows, err := queryRows(ctx, tx, "SELECT t.id, t.name, t.name_key, t.action, t.public_key, t.fingerprint, t.at_ms, e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature FROM operators t"+
+		" LEFT JOIN events e ON e.fact_table = 'operators' AND e.fact_row = CAST(t.id AS TEXT)"+sigJoin("operators", "id")+" ORDER BY e.seq IS NULL, e.seq, t.id", nil,
+		func(r *sql.Rows, o *opRow) error {
+			o.vals = make([]any, 7)
+			return r.Scan(&o.vals[0], &o.vals[1], &o.vals[2], &o.vals[3], &o.vals[4], &o.vals[5], &o.vals[6], &o.seq, &o.sha, &o.sig.fp, &o.sig.signed, &o.sig.blob)
+		})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, o := range rows {
+		row := fmt.Sprint(o.vals[0])
+		if seen[row] {
+			continue
+		}
+		seen[row] = true
+		name, _ := o.vals[1].(string)
+		action, _ := o.vals[3].(string)
+		line, _ := o.vals[4].(string)
+		fp, _ := o.vals[5].(string)
+		at, _ := o.vals[6].(int64)
+		where := "id=" + row
+		if !o.seq.Valid || o.sha.String != t.ref(o.vals).SHA256 {
+			reg.add("operators", where, "", "operator change %q is not committed by its event: it counts for nothing", name)
+			continue
+		}
+		pub, err := opkeys.ParsePublicKey(line)
+		if err != nil || opkeys.Fingerprint(pub) != fp || o.vals[2] != approvals.NameKey(name) {
+			reg.add("operators", where, "", "operator change %q has a key, fingerprint or name key that do not agree", name)
+			continue
+		}
+		op := Operator{Name: name, PublicKey: opkeys.Line(pub), Fingerprint: fp, Added: fromMS(at), pub: pub}
+		if reg.signed {
+			st, err := statementFor(ctx, tx, "operators", row)
+			if err != nil {
+				return nil, err
+			}
+			if _, why := reg.prove(st, ledger, o.sig, reg.current, nil, ""); why != "" {
+				reg.add("operators", where, "", "operator change %q (%s): %s", name, action, why)
+				continue
+			}
+		}
+		switch {
+		case !reg.signed && action == "add":
+			reg.signed, reg.genesisSeq = true, o.seq.Int64
+			reg.current[fp], reg.ever[fp] = op, op
+		case !reg.signed:
+			reg.add("operators", where, "", "a removal before any registration")
+		case action == "add":
+			if reg.byName(name) != nil || reg.current[fp].Name != "" {
+				reg.add("operators", where, "", "operator %q or key %s is already registered", name, fp)
+				continue
+			}
+			reg.current[fp], reg.ever[fp] = op, op
+		default:
+			if cur, ok := reg.current[fp]; !ok || !approvals.SameName(cur.Name, name) {
+				reg.add("operators", where, "", "removes operator %q with a key that is not theirs", name)
+				continue
+			}
+			delete(reg.current, fp)
+		}
+	}
+	return reg, nil
+}
+
+func (r *registry) byName(name string) *Operator {
+	for _, o := range r.current {
+		if approvals.SameName(o.Name, name) {
+			return &o
+		}
+	}
+	return nil
+}
+
+// prove checks one signed fact: its signature row, a signing key in keys
+// (and in the anchor, when there is one), the statement verifying, and the
+// fact's author (when it names one) being that key's operator. It returns
+// the operator, or why the proof fails.
+func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[string]Operator, anchor *opkeys.Anchor, author string) (Operator, string) {
+	if !sig.present() {
+		return Operator{}, "unsigned"
+	}
+	op, ok := keys[sig.fp.String]
+	if !ok {
+		return Operator{}, fmt.Sprintf("signed by %s, which is not a registered operator key", sig.fp.String)
+	}
+	st.Ledger, st.Signed = ledger, sig.signed.Int64
+	if err := checkSignature(op.pub, st, sig.blob); err != nil {
+		return op, err.Error()
+	}
+	if author != "" && !approvals.SameName(author, op.Name) {
+		return op, fmt.Sprintf("names operator %q but is signed by %q's key", author, op.Name)
+	}
+	if anchor != nil {
+		if err := anchor.Allows(op.Name, op.pub); err != nil {
+			return op, err.Error()
+		}
+	}
+	return op, ""
+}
+
+// Proof says how a decision is proven: signed by a registered operator's
+// key, unsigned (a ledger that was never signed), or INVALID with why.
+type Proof struct {
+	Status      string `json:"status"` // signed, unsigned or invalid
+	Operator    string `json:"operator,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Problem     string `json:"problem,omitempty"`
+}
+
+// String is the form status, export and the console show.
+func (p Proof) String() string {
+	switch p.Status {
+	case "signed":
+		return fmt.Sprintf("signed by %s (%s)", p.Operator, p.Fingerprint)
+	case "unsigned":
+		return "unsigned"
+	}
+	return "INVALID: " + p.Problem
+}
+
+// proofOf checks one stored fact row against every key ever registered,
+// for display and verify (guard uses only keys registered now).
+func proofOf(ctx context.Context, tx *Tx, reg *registry, ledger, table, row, author string, sig sigRow, committedSeq int64) (Proof, error) {
+	if !reg.signed || (committedSeq <= reg.genesisSeq && !sig.present()) {
+		return Proof{Status: "unsigned"}, nil
+	}
+	st, err := statementFor(ctx, tx, table, row)
+	if err != nil {
+		return Proof{}, err
+	}
+	op, why := reg.prove(st, ledger, sig, reg.ever, nil, author)
+	if why != "" {
+		return Proof{Status: "invalid", Problem: why, Fingerprint: sig.fp.String}, nil
+	}
+	return Proof{Status: "signed", Operator: op.Name, Fingerprint: op.Fingerprint}, nil
+}
+
+// signedWrite runs one operator-authored write. On a ledger that was
+// never signed it is one transaction under the claimed name (else the
+// store's default operator). On a signed ledger the operator is the
+// registered owner of one of the store's signers, and claimed, when
+// given, must be that name. A first transaction takes every step and is
+// rolled back, giving the exact statement the stored row will say; the
+// key signs it outside any transaction (an agent may wait for a touch,
+// the write lock is not held); a second transaction writes the fact
+// again, rebuilds its statement from the stored row and stores the
+// signature only if it verifies over it. fn returns the fact to sign, or
+// nil when it wrote nothing an operator must sign (a logged refusal).
+func (s *Store) signedWrite(ctx context.Context, claimed string, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+	return s.sign(ctx, claimed, true, fn)
+}
+
+// sign is signedWrite; needName is false only for the first operator
+// registration, which no operator can sign.
+func (s *Store) sign(ctx context.Context, claimed string, needName bool, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+	var (
+		signer ssh.Signer
+		st     statement
+		signed int64
+	)
+	unsigned := Proof{Status: "unsigned"}
+	errDry := errors.New("dry run")
+	err := s.write(ctx, func(tx *Tx) error {
+		signer = nil
+		now := ms(s.now())
+		id, reg, err := s.registryTx(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if !reg.signed {
+			name := claimed
+			if name == "" {
+				name = s.operator
+			}
+			if needName {
+				if err := requireOperator(name); err != nil {
+					return err
+				}
+				if s.anchor != nil {
+					return fmt.Errorf("%w: the operators file %s exists, so this ledger must be signed: register an operator first (tollgate operators add NAME PUBKEY)", ErrNotPermitted, s.anchor.Path)
+				}
+			}
+			_, err := fn(tx, name, now)
+			return err
+		}
+		var op Operator
+		signer, op, err = s.pickSigner(reg, claimed)
+		if err != nil {
+			return err
+		}
+		ref, err := fn(tx, op.Name, now)
+		if err != nil || ref == nil {
+			signer = nil
+			return err
+		}
+		st, err = statementFor(ctx, tx, ref.Table, ref.Row)
+		st.Ledger, st.Signed, signed = id, now, now
+		if err != nil {
+			return err
+		}
+		return errDry
+	})
+	if !errors.Is(err, errDry) {
+		if signer != nil {
+			unsigned = Proof{}
+		}
+		return unsigned, err
+	}
+	sig, err := signer.Sign(rand.Reader, st.bytes())
+	if err != nil {
+		return Proof{}, fmt.Errorf("%w: the operator key did not sign: %v", ErrNotPermitted, err)
+	}
+	blob := ssh.Marshal(sig)
+	fp := opkeys.Fingerprint(signer.PublicKey())
+	var proof Proof
+	err = s.write(ctx, func(tx *Tx) error {
+		now := ms(s.now())
+		id, reg, err := s.registryTx(ctx, tx)
+		if err != nil {
+			return err
+		}
+		op, ok := reg.current[fp]
+		if !ok {
+			return fmt.Errorf("%w: key %s was removed from the operators while signing", ErrNotPermitted, fp)
+		}
+		if now-signed > maxSigningDelay.Milliseconds() || now < signed-maxSigningDelay.Milliseconds() {
+			return fmt.Errorf("%w (signed %s, storing %s: more than %s apart)", ErrChanged, fromMS(signed).Format(time.RFC3339), fromMS(now).Format(time.RFC3339), maxSigningDelay)
+		}
+		ref, err := fn(tx, op.Name, now)
+		if err != nil {
+			return err
+		}
+		if ref == nil {
+			return ErrChanged
+		}
+		st2, err := statementFor(ctx, tx, ref.Table, ref.Row)
+		if err != nil {
+			return err
+		}
+		st2.Ledger, st2.Signed = id, signed
+		if err := checkSignature(op.pub, st2, blob); err != nil {
+			return ErrChanged
+		}
+		sref, err := insertFact(ctx, tx, "signatures", "fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", ref.Table, ref.Row, fp, signed, blob, now)
+		if err != nil {
+			return err
+		}
+		proof = Proof{Status: "signed", Operator: op.Name, Fingerprint: fp}
+		return appendEvent(ctx, tx, "", evSigned, op.Name, map[string]any{"table": ref.Table, "row": ref.Row, "fingerprint": fp}, now, &sref)
+	})
+	return proof, err
+}
+
+func (s *Store) registryTx(ctx context.Context, tx *Tx) (string, *registry, error) {
+	id, err := ledgerID(ctx, tx)
+	if err != nil {
+		return "", nil, err
+	}
+	reg, err := loadRegistry(ctx, tx, id)
+	return id, reg, err
+}
+
+// pickSigner chooses the first of the store's keys that is a registered
+// operator (and listed in the anchor, when there is one).
+func (s *Store) pickSigner(reg *registry, claimed string) (ssh.Signer, Operator, error) {
+	if len(s.signers) == 0 {
+		return nil, Operator{}, fmt.Errorf("%w: this ledger is signed: an operator key is needed (tollgate operator init, --key FILE, TOLLGATE_OPERATOR_KEY or ssh-agent)", ErrNotPermitted)
+	}
+	var fps []string
+	for _, sg := range s.signers {
+		fp := opkeys.Fingerprint(sg.PublicKey())
+		op, ok := reg.current[fp]
+		if !ok {
+			fps = append(fps, fp)
+			continue
+		}
+		if claimed != "" && !approvals.SameName(claimed, op.Name) {
+			return nil, op, fmt.Errorf("%w: --operator %q is not the name registered for key %s (%q): the name comes from the key", ErrNotPermitted, claimed, fp, op.Name)
+		}
+		if s.anchor != nil {
+			if err := s.anchor.Allows(op.Name, op.pub); err != nil {
+				return nil, op, fmt.Errorf("%w: %v", ErrNotPermitted, err)
+			}
+		}
+		return sg, op, nil
+	}
+	return nil, Operator{}, fmt.Errorf("%w: no key offered (%v) is a registered operator of this ledger", ErrNotPermitted, fps)
+}
+
+// AddOperator registers name with an Ed25519 public key (one
+// authorized_keys line). The first registration makes the ledger signed
+// for ever, and needs no signature; every later one is signed by a
+// registered operator's key.
+func (s *Store) AddOperator(ctx context.Context, name, publicKey string) (Operator, error) {
+	if err := checkName("operator name", name); err != nil {
+		return Operator{}, err
+	}
+	pub, err := opkeys.ParsePublicKey(publicKey)
+	if err != nil {
+		return Operator{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	op := Operator{Name: name, PublicKey: opkeys.Line(pub), Fingerprint: opkeys.Fingerprint(pub), pub: pub}
+	err = s.changeOperators(ctx, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+		if o := reg.byName(name); o != nil {
+			return nil, fmt.Errorf("%w: operator %q is already registered (key %s); remove it first", ErrInvalidInput, o.Name, o.Fingerprint)
+		}
+		if o, ok := reg.current[op.Fingerprint]; ok {
+			return nil, fmt.Errorf("%w: key %s is already registered to operator %q", ErrInvalidInput, op.Fingerprint, o.Name)
+		}
+		op.Added = fromMS(now)
+		return operatorFact(ctx, tx, "add", op, now)
+	})
+	return op, err
+}
+
+// RemoveOperator withdraws an operator's key. The last operator cannot be
+// removed: a signed ledger stays signed, and with no operator nothing on
+// it could ever be decided again.
+func (s *Store) RemoveOperator(ctx context.Context, name string) (Operator, error) {
+	if err := checkName("operator name", name); err != nil {
+		return Operator{}, err
+	}
+	var op Operator
+	err := s.changeOperators(ctx, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+		o := reg.byName(name)
+		if o == nil {
+			return nil, fmt.Errorf("%w: operator %q is not registered", ErrNotFound, name)
+		}
+		if len(reg.current) == 1 {
+			return nil, fmt.Errorf("%w: %q is the last operator: register another before removing it (a signed ledger stays signed)", ErrInvalidInput, o.Name)
+		}
+		op = *o
+		return operatorFact(ctx, tx, "remove", op, now)
+	})
+	return op, err
+}
+
+// changeOperators writes an operator change: the first registration
+// unsigned, every later one through signedWrite.
+func (s *Store) changeOperators(ctx context.Context, fn func(tx *Tx, reg *registry, now int64) (*factRef, error)) error {
+	_, err := s.sign(ctx, "", false, func(tx *Tx, _ string, now int64) (*factRef, error) {
+		_, reg, err := s.registryTx(ctx, tx)
+		if err != nil {
+			return nil, err
+		}
+		ref, err := fn(tx, reg, now)
+		if err != nil || reg.signed {
+			return ref, err
+		}
+		return nil, nil // the first registration is the root of trust: unsigned
+	})
+	return err
+}
+
+func operatorFact(ctx context.Context, tx *Tx, action string, op Operator, now int64) (*factRef, error) {
+	ref, err := insertFact(ctx, tx, "operators", "name, name_key, action, public_key, fingerprint, at_ms",
+		op.Name, approvals.NameKey(op.Name), action, op.PublicKey, op.Fingerprint, now)
+	if err != nil {
+		return nil, err
+	}
+	ev := evOperatorAdded
+	if action == "remove" {
+		ev = evOperatorRemoved
+	}
+	return &ref, appendEvent(ctx, tx, "", ev, op.Name, map[string]any{"fingerprint": op.Fingerprint}, now, &ref)
+}
+
+// OperatorSet is the ledger's operators as proven from its facts.
+type OperatorSet struct {
+	// Signed is true once any operator was registered: decisions need keys.
+	Signed    bool       `json:"signed"`
+	Operators []Operator `json:"operators"`
+	// Problems are operator changes that count for nothing (not committed
+	// by their event, or not signed by an operator registered before).
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Operators returns the registered operators, oldest first.
+func (s *Store) Operators(ctx context.Context) (OperatorSet, error) {
+	var out OperatorSet
+	err := s.read(ctx, func(tx *Tx) error {
+		_, reg, err := s.registryTx(ctx, tx)
+		if err != nil {
+			return err
+		}
+		out = OperatorSet{Signed: reg.signed, Problems: reg.problems, Operators: []Operator{}}
+		for _, o := range reg.current {
+			out.Operators = append(out.Operators, o)
+		}
+		return nil
+	})
+	slices.SortFunc(out.Operators, func(a, b Operator) int {
+		return cmp.Or(a.Added.Compare(b.Added), cmp.Compare(a.Name, b.Name))
+	})
+	return out, err
+}

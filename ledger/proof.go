@@ -1,0 +1,152 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/opkeys"
+)
+
+// trust is what guard checks a grant against: the operator registry read
+// in the guard's own transaction, and the anchor outside the ledger. It is
+// loaded only when a grant is about to be made, so replays and waits pay
+// nothing for it.
+type trust struct {
+	ledger string
+	reg    *registry
+	anchor *opkeys.Anchor
+}
+
+// loadTrust reads the registry inside tx. With an anchor present the
+// ledger must be signed: a ledger whose operator rows were deleted would
+// otherwise look unsigned and grant on names alone.
+func loadTrust(ctx context.Context, tx *Tx, anchor *opkeys.Anchor) (*trust, error) {
+	var exists bool
+	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM operators)").Scan(&exists); err != nil {
+		return nil, err
+	}
+	if !exists && anchor == nil {
+		return &trust{reg: &registry{}}, nil // never signed: one query
+	}
+	id, err := ledgerID(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := loadRegistry(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &trust{ledger: id, reg: reg, anchor: anchor}, nil
+}
+
+// required reports whether grants need signatures.
+func (t *trust) required() bool { return t.reg.signed || t.anchor != nil }
+
+// Vote is one operator's decision on a request, with its proof.
+type Vote struct {
+	Decision DecisionKind `json:"decision"`
+	Operator string       `json:"operator"`
+	Reason   string       `json:"reason"`
+	At       time.Time    `json:"at"`
+	Proof    Proof        `json:"proof"`
+	id       string
+	sig      sigRow
+	seq      int64
+}
+
+// loadVotes reads a key's votes with their signatures, oldest first.
+// Ledgers older than schema 6 kept one decision and no votes: that
+// decision is shown as the one vote.
+func loadVotes(ctx context.Context, tx *Tx, key string) ([]Vote, error) {
+	votes, err := queryRows(ctx, tx, `SELECT t.id, t.decision, t.operator, t.reason, t.at_ms, coalesce(e.seq, 0), s.fingerprint, s.signed_ms, s.signature FROM votes t
+		LEFT JOIN events e ON e.fact_table = 'votes' AND e.fact_row = CAST(t.id AS TEXT)`+sigJoin("votes", "id")+
+		` WHERE t.action_key = ? ORDER BY t.id`, []any{key}, func(r *sql.Rows, v *Vote) error {
+		var at int64
+		err := r.Scan(&v.id, &v.Decision, &v.Operator, &v.Reason, &at, &v.seq, &v.sig.fp, &v.sig.signed, &v.sig.blob)
+		v.At = fromMS(at)
+		return err
+	})
+	if err != nil || len(votes) > 0 {
+		return votes, err
+	}
+	var v Vote
+	var at int64
+	err = tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions WHERE action_key = ?", key).Scan(&v.Decision, &v.Operator, &v.Reason, &at)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	v.At, v.Proof = fromMS(at), Proof{Status: "unsigned"}
+	return []Vote{v}, err
+}
+
+// proveApproval is the rule for a permit after approval on a signed
+// ledger: approvals by distinct operators whose signatures verify against
+// keys registered now (and listed in the anchor) reach the quorum the
+// operators signed, and no proven rejection stands.
+func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
+	votes, err := loadVotes(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	var need int64 = 1
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT approvers FROM policy_evals WHERE action_key = ?), 1)", key).Scan(&need); err != nil {
+		return err
+	}
+	var names []string
+	var why []string
+	for _, v := range votes {
+		if v.id == "" {
+			why = append(why, "a decision with no signed vote")
+			continue
+		}
+		st, err := statementFor(ctx, tx, "votes", v.id)
+		if err != nil {
+			return err
+		}
+		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator)
+		switch {
+		case bad != "":
+			why = append(why, fmt.Sprintf("%s by %q: %s", v.Decision, v.Operator, bad))
+		case v.Decision == DecisionRejected:
+			return fmt.Errorf("%w: key %s was rejected by %s", ErrNotPermitted, key, op.Name)
+		case !slices.ContainsFunc(names, func(n string) bool { return approvals.SameName(n, op.Name) }):
+			names = append(names, op.Name)
+		}
+	}
+	if int64(len(names)) < need {
+		return fmt.Errorf("%w: key %s: %d of %d approvals carry a valid operator signature %v; no permit", ErrNotPermitted, key, len(names), need, why)
+	}
+	return nil
+}
+
+// provenRules keeps, on a signed ledger, the rules whose signatures
+// verify; Match then applies to them as to all rules on an unsigned one.
+// Only the rule that would match is checked, then the next, so a guard
+// pays for one signature check, not one per rule.
+func (t *trust) matchProven(ctx context.Context, tx *Tx, rules []approvals.Rule, kind string) (approvals.Rule, error) {
+	for {
+		r := approvals.Match(rules, kind)
+		if r.ID == 0 {
+			return r, nil
+		}
+		row := fmt.Sprint(r.ID)
+		var sig sigRow
+		var author string
+		if err := tx.QueryRowContext(ctx, "SELECT t.operator, s.fingerprint, s.signed_ms, s.signature FROM policy_rules t"+sigJoin("policy_rules", "id")+" WHERE t.id = ?", r.ID).
+			Scan(&author, &sig.fp, &sig.signed, &sig.blob); err != nil {
+			return r, err
+		}
+		st, err := statementFor(ctx, tx, "policy_rules", row)
+		if err != nil {
+			return r, err
+		}
+		if _, bad := t.reg.prove(st, t.ledger, sig, t.reg.current, t.anchor, author); bad == "" {
+			return r, nil
+		}
+		rules = slices.DeleteFunc(rules, func(x approvals.Rule) bool { return x.ID == r.ID })
+	}
+}
