@@ -150,3 +150,90 @@ func (t *trust) matchProven(ctx context.Context, tx *Tx, rules []approvals.Rule,
 		rules = slices.DeleteFunc(rules, func(x approvals.Rule) bool { return x.ID == r.ID })
 	}
 }
+
+// decisionProofs fills a key's votes, quorum and the proof of each vote
+// and of its reconciliation, checked against every key ever registered.
+func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
+	votes, err := loadVotes(ctx, tx, d.Key)
+	if err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT approvers FROM policy_evals WHERE action_key = ? AND mode = 'approval'), 0)", d.Key).Scan(&d.Approvers); err != nil {
+		return err
+	}
+	d.Votes = votes
+	if len(votes) == 0 && d.Reconcile == nil {
+		return nil
+	}
+	id, err := ledgerID(ctx, tx)
+	if err != nil {
+		return err
+	}
+	reg, err := loadRegistry(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	for i, v := range votes {
+		if v.id != "" {
+			if d.Votes[i].Proof, err = proofOf(ctx, tx, reg, id, "votes", v.id, v.Operator, v.sig, v.seq); err != nil {
+				return err
+			}
+		}
+	}
+	if d.Reconcile != nil {
+		var sig sigRow
+		var seq int64
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(e.seq, 0), s.fingerprint, s.signed_ms, s.signature FROM reconciliations t"+
+			" LEFT JOIN events e ON e.fact_table = 'reconciliations' AND e.fact_row = t.action_key"+sigJoin("reconciliations", "action_key")+
+			" WHERE t.action_key = ?", d.Key).Scan(&seq, &sig.fp, &sig.signed, &sig.blob); err != nil {
+			return err
+		}
+		d.Reconcile.Proof, err = proofOf(ctx, tx, reg, id, "reconciliations", d.Key, d.Reconcile.Operator, sig, seq)
+	}
+	return err
+}
+
+// verifySignatures checks every operator change (the registry's replay),
+// every signature on the rows it covers, and that on a signed ledger every
+// operator-authored fact committed after the first registration carries a
+// valid one, naming each row that does not.
+func verifySignatures(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	reg, err := loadRegistry(ctx, tx, rep.LedgerID)
+	if err != nil {
+		return err
+	}
+	rep.Problems = append(rep.Problems, reg.problems...)
+	for _, ft := range factTables {
+		author, ok := signedFacts[ft.name]
+		if !ok || ft.name == "operators" {
+			continue
+		}
+		type row struct {
+			id, key, author string
+			seq             int64
+			sig             sigRow
+		}
+		keyCol := "''"
+		if ft.keyCol != "" {
+			keyCol = "t." + ft.keyCol
+		}
+		rows, err := queryRows(ctx, tx, "SELECT CAST(t."+ft.id+" AS TEXT), "+keyCol+", t."+author+", coalesce(e.seq, 0), s.fingerprint, s.signed_ms, s.signature FROM "+ft.name+" t"+
+			" LEFT JOIN events e ON e.fact_table = '"+ft.name+"' AND e.fact_row = CAST(t."+ft.id+" AS TEXT)"+sigJoin(ft.name, ft.id)+" ORDER BY t."+ft.id, nil,
+			func(r *sql.Rows, x *row) error {
+				return r.Scan(&x.id, &x.key, &x.author, &x.seq, &x.sig.fp, &x.sig.signed, &x.sig.blob)
+			})
+		if err != nil {
+			return err
+		}
+		for _, x := range rows {
+			p, err := proofOf(ctx, tx, reg, rep.LedgerID, ft.name, x.id, x.author, x.sig, x.seq)
+			if err != nil {
+				return err
+			}
+			if p.Status == "invalid" {
+				rep.add(ft.name, ft.id+"="+x.id, x.key, "operator signature INVALID: %s", p.Problem)
+			}
+		}
+	}
+	return nil
+}

@@ -227,6 +227,10 @@ type Detail struct {
 	Requested  time.Time       `json:"approval_requested_at,omitzero"`
 	Expires    time.Time       `json:"approval_expires_at,omitzero"`
 	Decision   *Decision       `json:"decision,omitempty"`
+	// Votes are each operator's decision with its proof; Approvers is the
+	// quorum the request needs.
+	Votes     []Vote `json:"votes"`
+	Approvers int    `json:"approvers,omitempty"`
 	PermitID   string          `json:"permit_id,omitempty"`
 	Issued     time.Time       `json:"permit_issued_at,omitzero"`
 	Lease      time.Time       `json:"lease_until,omitzero"`
@@ -312,6 +316,9 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 					d.Disagrees, rc.Disagrees = true, true
 				}
 			}
+		}
+		if err := decisionProofs(ctx, tx, &d); err != nil {
+			return err
 		}
 		tx.QueryRowContext(ctx, "SELECT count(*) FROM conflicts WHERE action_key = ?", key).Scan(&d.Conflicts)
 		d.SafeNewKey = safeNewKey(d.State, f.Result)

@@ -65,7 +65,8 @@ func (r VerifyReport) Head() Head {
 // one event whose hash covers the row's content, and every such event by
 // its row; every retained payload's digest; the projection recomputed
 // from the facts; every permit justified by an approval or an auto rule;
-// and every witnessed head of this ledger still on the chain.
+// every operator signature, and every operator-authored fact on a signed
+// ledger signed; and every witnessed head of this ledger still on the chain.
 func (s *Store) Verify(ctx context.Context, witnessed ...Head) (VerifyReport, error) {
 	var rep VerifyReport
 	err := s.read(ctx, func(tx *Tx) error {
@@ -79,7 +80,7 @@ func (s *Store) Verify(ctx context.Context, witnessed ...Head) (VerifyReport, er
 		}
 		rep.LedgerID = id
 		for _, step := range []func(context.Context, *Tx, *VerifyReport) error{
-			verifyChain, verifyFacts, verifyPayloads, verifyConflicts, verifyIndex, verifyJustified,
+			verifyChain, verifyFacts, verifyPayloads, verifyConflicts, verifyIndex, verifyJustified, verifySignatures,
 		} {
 			if err := step(ctx, tx, &rep); err != nil {
 				return err
