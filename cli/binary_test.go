@@ -66,9 +66,17 @@ func (r result) json(t *testing.T) map[string]any {
 // run executes tollgate with the ledger at db and returns what it did.
 func run(t *testing.T, db, stdin string, args ...string) result {
 	t.Helper()
+	return runEnv(t, db, stdin, nil, args...)
+}
+
+// runEnv runs the binary with the test's environment plus env (later
+// entries win): state and config under the ledger's folder, no ssh-agent,
+// no operator key or operators file from the machine running the tests.
+func runEnv(t *testing.T, db, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE=")
+	cmd.Env = append(append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE="), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

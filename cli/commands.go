@@ -424,10 +424,14 @@ func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
 		fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
 	}
 	if !d.Expires.IsZero() {
-		fmt.Fprintf(w, "approval:     requested %s, deadline %s\n", ts(d.Requested), ts(d.Expires))
+		fmt.Fprintf(w, "approval:     requested %s, deadline %s, %d of %d approvals\n", ts(d.Requested), ts(d.Expires), d.Approvals(), max(d.Approvers, 1))
 	}
-	if d.Decision != nil {
-		fmt.Fprintf(w, "decision:     %s by %s at %s: %s\n", d.Decision.Decision, safetext.Escape(d.Decision.Operator), ts(d.Decision.At), safetext.Escape(d.Decision.Reason))
+	for _, v := range d.Votes {
+		fmt.Fprintf(w, "decision:     %s by %s at %s, %s", v.Decision, safetext.Escape(v.Operator), ts(v.At), safetext.Escape(v.Proof.String()))
+		if v.Reason != "" {
+			fmt.Fprintf(w, ": %s", safetext.Escape(v.Reason))
+		}
+		fmt.Fprintln(w)
 	}
 	if d.PermitID != "" {
 		fmt.Fprintf(w, "permit:       %s to %s, issued %s, lease until %s\n", d.PermitID, safetext.Escape(d.Holder), ts(d.Issued), ts(d.Lease))
@@ -436,7 +440,8 @@ func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
 		fmt.Fprintf(w, "report:       %s (%s) at %s ref %s latency %dms\n", r.Outcome, r.Kind, ts(r.At), safetext.Escape(r.Ref), r.Latency)
 	}
 	if d.Reconcile != nil {
-		fmt.Fprintf(w, "reconciled:   %s by %s at %s: %s\n", d.Reconcile.Result, safetext.Escape(d.Reconcile.Operator), ts(d.Reconcile.At), safetext.Escape(d.Reconcile.Note))
+		fmt.Fprintf(w, "reconciled:   %s by %s at %s, %s: %s\n", d.Reconcile.Result, safetext.Escape(d.Reconcile.Operator), ts(d.Reconcile.At),
+			safetext.Escape(d.Reconcile.Proof.String()), safetext.Escape(d.Reconcile.Note))
 	}
 	if d.Disagrees {
 		fmt.Fprintln(w, "flagged:      a report disagrees with the reconciliation")

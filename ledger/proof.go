@@ -161,7 +161,7 @@ func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT approvers FROM policy_evals WHERE action_key = ? AND mode = 'approval'), 0)", d.Key).Scan(&d.Approvers); err != nil {
 		return err
 	}
-	d.Votes = votes
+	d.Votes = append([]Vote{}, votes...)
 	if len(votes) == 0 && d.Reconcile == nil {
 		return nil
 	}
@@ -236,4 +236,16 @@ func verifySignatures(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		}
 	}
 	return nil
+}
+
+// Approvals counts the approvals on file (one per operator: votes are
+// unique per operator and key).
+func (d Detail) Approvals() int {
+	n := 0
+	for _, v := range d.Votes {
+		if v.Decision == DecisionApproved {
+			n++
+		}
+	}
+	return n
 }

@@ -211,26 +211,26 @@ func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int6
 // Detail is everything known about one key: the console's detail pane and
 // the CLI's status.
 type Detail struct {
-	Key        string          `json:"key"`
-	Logical    string          `json:"logical_key"`
-	Epoch      string          `json:"epoch"`
-	State      State           `json:"state"`
-	SHA256     string          `json:"payload_sha256"`
-	Retained   bool            `json:"retained"`
-	Redacted   bool            `json:"redacted"`
-	Payload    *Payload        `json:"-"`
-	Kind       string          `json:"kind"`
-	Agent      string          `json:"agent"`
-	Recorded   time.Time       `json:"recorded_at,omitzero"`
-	Policy     string          `json:"policy,omitempty"`
-	PolicyPat  string          `json:"policy_pattern,omitempty"`
-	Requested  time.Time       `json:"approval_requested_at,omitzero"`
-	Expires    time.Time       `json:"approval_expires_at,omitzero"`
-	Decision   *Decision       `json:"decision,omitempty"`
+	Key       string    `json:"key"`
+	Logical   string    `json:"logical_key"`
+	Epoch     string    `json:"epoch"`
+	State     State     `json:"state"`
+	SHA256    string    `json:"payload_sha256"`
+	Retained  bool      `json:"retained"`
+	Redacted  bool      `json:"redacted"`
+	Payload   *Payload  `json:"-"`
+	Kind      string    `json:"kind"`
+	Agent     string    `json:"agent"`
+	Recorded  time.Time `json:"recorded_at,omitzero"`
+	Policy    string    `json:"policy,omitempty"`
+	PolicyPat string    `json:"policy_pattern,omitempty"`
+	Requested time.Time `json:"approval_requested_at,omitzero"`
+	Expires   time.Time `json:"approval_expires_at,omitzero"`
+	Decision  *Decision `json:"decision,omitempty"`
 	// Votes are each operator's decision with its proof; Approvers is the
 	// quorum the request needs.
-	Votes     []Vote `json:"votes"`
-	Approvers int    `json:"approvers,omitempty"`
+	Votes      []Vote          `json:"votes"`
+	Approvers  int             `json:"approvers,omitempty"`
 	PermitID   string          `json:"permit_id,omitempty"`
 	Issued     time.Time       `json:"permit_issued_at,omitzero"`
 	Lease      time.Time       `json:"lease_until,omitzero"`
