@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -471,6 +472,41 @@ func (s *Store) Operators(ctx context.Context) (OperatorSet, error) {
 	})
 	slices.SortFunc(out.Operators, func(a, b Operator) int {
 		return cmp.Or(a.Added.Compare(b.Added), cmp.Compare(a.Name, b.Name))
+	})
+	return out, err
+}
+
+// Signing says how this store's operator-authored writes will be signed,
+// for the console's status bar: on a ledger that was never signed,
+// unsigned under Operator; else the registered name and fingerprint of
+// the key that will sign, or why no key can.
+type Signing struct {
+	Signed      bool
+	Operator    string
+	Fingerprint string
+	Problem     string
+}
+
+// Signing reports how decisions made through this store under the
+// claimed name (empty: the key's, or the store's default) are signed.
+func (s *Store) Signing(ctx context.Context, claimed string) (Signing, error) {
+	var out Signing
+	err := s.read(ctx, func(tx *Tx) error {
+		_, reg, err := s.registryTx(ctx, tx)
+		if err != nil {
+			return err
+		}
+		out = Signing{Signed: reg.signed, Operator: cmp.Or(claimed, s.operator)}
+		if !reg.signed {
+			return nil
+		}
+		_, op, err := s.pickSigner(reg, claimed)
+		if err != nil {
+			out.Problem = strings.TrimPrefix(err.Error(), ErrNotPermitted.Error()+": ")
+			return nil
+		}
+		out.Operator, out.Fingerprint = op.Name, op.Fingerprint
+		return nil
 	})
 	return out, err
 }

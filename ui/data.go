@@ -55,6 +55,7 @@ type (
 		more   bool
 		counts ledger.Counts
 		epoch  string
+		sign   ledger.Signing
 		err    error
 	}
 	pageMsg struct {
@@ -130,7 +131,7 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 
 // snapshotCmd reloads the counts, the epoch and the visible page of the
 // active view in one go.
-func snapshotCmd(s *ledger.Store, v viewID, filter string, limit int) func() snapshotMsg {
+func snapshotCmd(s *ledger.Store, v viewID, filter, operator string, limit int) func() snapshotMsg {
 	return func() snapshotMsg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -144,6 +145,9 @@ func snapshotCmd(s *ledger.Store, v viewID, filter string, limit int) func() sna
 			return msg
 		}
 		msg.epoch = e.Epoch
+		if msg.sign, msg.err = s.Signing(ctx, operator); msg.err != nil {
+			return msg
+		}
 		msg.items, msg.more, msg.err = loadPage(ctx, s, v, filter, 0, limit)
 		return msg
 	}

@@ -172,11 +172,15 @@ func (d *detailView) content() string {
 	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
 	if !dt.Expires.IsZero() {
 		d.field(&b, "deadline", when(dt.Expires))
+		if dt.Approvers > 1 {
+			d.field(&b, "approvals", approvalsLine(*dt))
+		}
 	}
-	if dt.Decision != nil {
-		d.field(&b, "decision", fmt.Sprintf("%s by %s at %s", dt.Decision.Decision, safetext.Escape(dt.Decision.Operator), when(dt.Decision.At)))
-		if dt.Decision.Reason != "" {
-			d.field(&b, "reason", safetext.Escape(dt.Decision.Reason))
+	for _, v := range dt.Votes {
+		d.field(&b, string(v.Decision), fmt.Sprintf("by %s at %s", safetext.Escape(v.Operator), when(v.At)))
+		d.field(&b, "proof", st.ProofStyle(v.Proof.Status).Render(safetext.Escape(v.Proof.String())))
+		if v.Reason != "" {
+			d.field(&b, "reason", safetext.Escape(v.Reason))
 		}
 	}
 	if dt.PermitID != "" {
@@ -188,6 +192,7 @@ func (d *detailView) content() string {
 	}
 	if dt.Reconcile != nil {
 		d.field(&b, "reconciled", fmt.Sprintf("%s by %s: %s", dt.Reconcile.Result, safetext.Escape(dt.Reconcile.Operator), safetext.Escape(dt.Reconcile.Note)))
+		d.field(&b, "proof", st.ProofStyle(dt.Reconcile.Proof.Status).Render(safetext.Escape(dt.Reconcile.Proof.String())))
 	}
 	if dt.Disagrees {
 		b.WriteString(st.Differs.Render("FLAGGED: a report disagrees with the reconciliation") + "\n")
@@ -261,4 +266,19 @@ func (d *detailView) sideBySide(stored *ledger.Payload, c *ledger.ConflictRow, w
 	right := st.Column.Width(colW).Render(col("attempted", c.Attempted, c.Redacted))
 	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(left), lipgloss.Height(right))), "\n")
 	return lipgloss.JoinHorizontal(lipgloss.Top, left, rule, right) + "\n"
+}
+
+// approvalsLine is "1 of 2 approvals (alice)": how far the quorum is.
+func approvalsLine(dt ledger.Detail) string {
+	var who []string
+	for _, v := range dt.Votes {
+		if v.Decision == ledger.DecisionApproved {
+			who = append(who, safetext.Escape(v.Operator))
+		}
+	}
+	line := fmt.Sprintf("%d of %d approvals", dt.Approvals(), max(dt.Approvers, 1))
+	if len(who) > 0 {
+		line += " (" + strings.Join(who, ", ") + ")"
+	}
+	return line
 }

@@ -55,6 +55,7 @@ type Model struct {
 	showHelp bool
 
 	counts   ledger.Counts
+	sign     ledger.Signing
 	epoch    string
 	refresh  time.Time
 	lastErr  string
@@ -126,7 +127,7 @@ func (m *Model) list() *listView { return m.views[m.active] }
 
 func (m *Model) snapshot() tea.Cmd {
 	limit := max(len(m.list().items), pageSize)
-	f := snapshotCmd(m.store, m.active, m.filter, min(limit, 5*pageSize))
+	f := snapshotCmd(m.store, m.active, m.filter, m.opt.Operator, min(limit, 5*pageSize))
 	return func() tea.Msg { return f() }
 }
 
@@ -189,7 +190,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.lastErr = "refresh: " + msg.err.Error()
 			return m, nil
 		}
-		m.counts, m.epoch, m.refresh = msg.counts, msg.epoch, m.opt.Now()
+		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
 		if msg.view != m.active || msg.filter != m.filter {
 			return m, m.snapshot()
 		}
@@ -212,6 +213,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !msg.confirmed {
 			m.notice = "cancelled"
 			return m, nil
+		}
+		if m.sign.Signed {
+			// Signing runs in the command; a hardware key may wait for its
+			// touch meanwhile, and the console stays live.
+			m.notice = "signing as " + safetext.Escape(m.sign.Operator) + ": touch your key if it asks"
 		}
 		return m, m.act(msg)
 	case actionMsg:
@@ -542,6 +548,28 @@ func (m *Model) tabs(w int) string {
 	return ansi.Truncate(line, w, "…")
 }
 
+// operatorText says who decides and how it is proven: the key's
+// registered operator on a signed ledger, "decisions unsigned" on one
+// that was never signed, or that no key offered can sign.
+func (m *Model) operatorText(short bool) string {
+	sg := m.sign
+	name := safetext.Escape(sg.Operator)
+	switch {
+	case !sg.Signed && short:
+		return "op " + name + " · decisions unsigned"
+	case !sg.Signed:
+		return "operator " + name + " · decisions unsigned"
+	case sg.Problem != "" && short:
+		return "op: no key"
+	case sg.Problem != "":
+		return "no registered operator key: decisions refused"
+	case short:
+		return "op " + name + " signed"
+	}
+	fp := strings.TrimPrefix(sg.Fingerprint, "SHA256:")
+	return "operator " + name + " signs (SHA256:" + fp[:min(8, len(fp))] + "…)"
+}
+
 func (m *Model) statusBar(w int) string {
 	st := m.styles
 	epoch := "none"
@@ -557,10 +585,14 @@ func (m *Model) statusBar(w int) string {
 		refreshed = "refreshed " + m.refresh.Format("15:04:05")
 	}
 	c := m.counts
-	right := fmt.Sprintf(" · epoch %s · operator %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,
-		safetext.Escape(m.opt.Operator), mode, c.Pending, c.Conflicts, c.Uncertain, c.Fenced, refreshed)
+	right := fmt.Sprintf(" · epoch %s · %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,
+		m.operatorText(false), mode, c.Pending, c.Conflicts, c.Uncertain, c.Fenced, refreshed)
 	if w < 140 {
-		right = fmt.Sprintf(" · epoch %s · op %s%s · P%d C%d U%d F%d · %s", epoch, safetext.Escape(m.opt.Operator), mode,
+		ep := ""
+		if m.epoch != "" {
+			ep = " · ep " + epoch
+		}
+		right = fmt.Sprintf("%s · %s%s · P%d C%d U%d F%d · %s", ep, m.operatorText(true), mode,
 			c.Pending, c.Conflicts, c.Uncertain, c.Fenced, strings.TrimPrefix(refreshed, "refreshed "))
 	}
 	path := safetext.Escape(m.store.Path())

@@ -88,3 +88,15 @@ func (s Styles) StateStyle(state string) lipgloss.Style {
 	}
 	return s.Value
 }
+
+// ProofStyle returns the style for a decision's proof: signed is good,
+// INVALID is loud, unsigned is muted (a ledger that was never signed).
+func (s Styles) ProofStyle(status string) lipgloss.Style {
+	switch status {
+	case "signed":
+		return s.StatusOK
+	case "invalid":
+		return s.Differs
+	}
+	return s.Empty
+}
