@@ -6,16 +6,21 @@ package demo
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"math/rand/v2"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // Options configures the demo.
@@ -48,12 +53,18 @@ func Run(ctx context.Context, opt Options) error {
 	if opt.Log == nil {
 		opt.Log = func(string) {}
 	}
-	s, err := ledger.Open(ctx, opt.DB, ledger.Options{})
+	// A scratch operator key, kept in memory for this run only: the
+	// newcomer's decisions in the console are signed, as in production.
+	key, err := scratchKey()
+	if err != nil {
+		return err
+	}
+	s, err := ledger.Open(ctx, opt.DB, ledger.Options{Signers: []ssh.Signer{key}})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	epoch, err := Seed(ctx, s, opt.Operator)
+	epoch, err := Seed(ctx, s, opt.Operator, key)
 	if err != nil {
 		return err
 	}
@@ -81,9 +92,18 @@ func Run(ctx context.Context, opt Options) error {
 }
 
 // Seed sets the demo's policy rules and activates an epoch, returning it.
-func Seed(ctx context.Context, s *ledger.Store, operator string) (string, error) {
+func Seed(ctx context.Context, s *ledger.Store, operator string, key ssh.Signer) (string, error) {
 	if operator == "" {
 		operator = "operator"
+	}
+	set, err := s.Operators(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !set.Signed {
+		if _, err := s.AddOperator(ctx, operator, opkeys.Line(key.PublicKey())); err != nil {
+			return "", err
+		}
 	}
 	rules := []struct {
 		pattern string
@@ -97,7 +117,10 @@ func Seed(ctx context.Context, s *ledger.Store, operator string) (string, error)
 		{"export.bulk", approvals.Deny, 0},
 	}
 	for _, r := range rules {
-		if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: r.pattern, Mode: r.mode, TTL: r.ttl}, operator); err != nil {
+		if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: r.pattern, Mode: r.mode, TTL: r.ttl}, ""); err != nil {
+			if errors.Is(err, ledger.ErrNotPermitted) {
+				return "", fmt.Errorf("this ledger was signed by an earlier demo's scratch key, which is gone: run the demo on a new ledger (%w)", err)
+			}
 			return "", err
 		}
 	}
@@ -106,7 +129,7 @@ func Seed(ctx context.Context, s *ledger.Store, operator string) (string, error)
 		return "", err
 	}
 	if e.Epoch == "" {
-		if e, err = s.ActivateEpoch(ctx, "", operator); err != nil {
+		if e, err = s.ActivateEpoch(ctx, "", ""); err != nil {
 			return "", err
 		}
 	}
@@ -171,7 +194,7 @@ func (a agent) run(ctx context.Context, opt Options) {
 		return
 	}
 	defer s.Close()
-	rng := rand.New(rand.NewPCG(uint64(len(a.name)), uint64(time.Now().UnixNano())))
+	rng := mrand.New(mrand.NewPCG(uint64(len(a.name)), uint64(time.Now().UnixNano())))
 	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * opt.Speed) }
 	var pending []*open
 	next, n := time.Now(), 0
@@ -234,4 +257,13 @@ func (a agent) step(ctx context.Context, s *ledger.Store, o *open, opt Options) 
 		return false
 	}
 	return true
+}
+
+// scratchKey makes an Ed25519 operator key that lives as long as the demo.
+func scratchKey() (ssh.Signer, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return ssh.NewSignerFromKey(priv)
 }

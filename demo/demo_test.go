@@ -42,4 +42,13 @@ func TestDemoFillsEveryView(t *testing.T) {
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
+	// The demo signs with a scratch key: its operator is registered, the
+	// rules it set are signed, so the auto rules it seeds grant.
+	set, err := s.Operators(ctx)
+	if err != nil || !set.Signed || len(set.Operators) != 1 || set.Operators[0].Name != "alice" {
+		t.Fatalf("demo operators: %+v %v", set, err)
+	}
+	if rows, _ := s.List(ctx, ledger.Filter{Kind: "report.daily", Limit: 5}); len(rows) == 0 || rows[0].State == ledger.StatePending {
+		t.Fatalf("the demo's signed auto rule did not grant: %+v", rows)
+	}
 }
