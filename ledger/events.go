@@ -77,9 +77,13 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	}
 	var seq int64
 	prev := zeroHash
-	err = tx.QueryRowContext(ctx, "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").Scan(&seq, &prev)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
+	if tx.head != nil {
+		seq, prev = tx.head.Seq, tx.head.Hash
+	} else {
+		err = tx.QueryRowContext(ctx, "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").Scan(&seq, &prev)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 	}
 	seq++
 	var f factRef
@@ -89,6 +93,9 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	h := eventHashV2(prev, seq, key, typ, actor, string(d), at, f)
 	_, err = tx.ExecContext(ctx, `INSERT INTO events(seq, action_key, type, actor, detail, at_ms, prev_hash, hash, fact_table, fact_row, fact_sha256, hv)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 2)`, seq, key, typ, actor, string(d), at, prev, h, f.Table, f.Row, f.SHA256)
+	if err == nil {
+		tx.head = &Head{Seq: seq, Hash: h}
+	}
 	return err
 }
 

@@ -101,6 +101,9 @@ type factRef struct {
 	Table  string
 	Row    string
 	SHA256 string
+	// vals are the row's columns as stored, when the ref was made from
+	// them (insertFact): a signature is made over what they say.
+	vals []any
 }
 
 // rowHash is the SHA-256 over a fact row's table name and column values,
@@ -152,8 +155,21 @@ func scanFact(sc interface{ Scan(...any) error }, n int) ([]any, error) {
 
 func (t *factTable) ncols() int { return strings.Count(t.cols, ",") + 1 }
 
+// value returns the named column of one of the table's rows as text.
+func (t *factTable) value(vals []any, col string) string {
+	for i, c := range strings.Split(t.cols, ", ") {
+		if c == col && i < len(vals) {
+			if b, ok := vals[i].([]byte); ok {
+				return string(b)
+			}
+			return fmt.Sprint(vals[i])
+		}
+	}
+	return ""
+}
+
 func (t *factTable) ref(vals []any) factRef {
-	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals, t.optional)}
+	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals, t.optional), vals: vals}
 }
 
 // insertFact inserts one row into an append-only table and returns what

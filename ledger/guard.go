@@ -281,16 +281,17 @@ func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string
 		r.TTL = approvals.DefaultTTL
 	}
 	r.Approvers = max(r.Approvers, 1)
-	_, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
-		ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers",
-			r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers)
-		if err != nil {
-			return nil, err
-		}
-		r.ID = ref.rowID()
-		return &ref, appendEvent(ctx, tx, "", evPolicySet, op, map[string]any{"rule_id": r.ID, "pattern": r.Pattern, "mode": r.Mode,
-			"ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
-	})
+	_, err := s.signedWrite(ctx, operator, statement{Fact: "policy_rules", Request: r.Pattern, Act: policyAct(string(r.Mode), r.TTL.Milliseconds(), int64(r.Approvers))},
+		func(tx *Tx, op string, now int64) (*factRef, error) {
+			ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers",
+				r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers)
+			if err != nil {
+				return nil, err
+			}
+			r.ID = ref.rowID()
+			return &ref, appendEvent(ctx, tx, "", evPolicySet, op, map[string]any{"rule_id": r.ID, "pattern": r.Pattern, "mode": r.Mode,
+				"ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
+		})
 	return r, err
 }
 
@@ -358,7 +359,7 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 	k, _ := ParseKey(key)
 	var d Decision
 	var fence *FencedError
-	proof, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
+	proof, err := s.signedWrite(ctx, operator, statement{Fact: "votes", Key: key, Act: string(decision), Text: reason}, func(tx *Tx, op string, now int64) (*factRef, error) {
 		fence = nil
 		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request

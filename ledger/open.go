@@ -168,10 +168,20 @@ func syncDir(dir string) error {
 
 // ledgerID is the ledger's identity, fixed at creation.
 func ledgerID(ctx context.Context, tx *Tx) (string, error) {
+	if tx.id != nil {
+		tx.id.mu.Lock()
+		defer tx.id.mu.Unlock()
+		if tx.id.id != "" {
+			return tx.id.id, nil
+		}
+	}
 	var id string
 	err := tx.QueryRowContext(ctx, "SELECT ledger_id FROM ledger_meta").Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", fmt.Errorf("%w: the ledger has no identity row (ledger_meta is empty)", ErrNotLedger)
+	}
+	if err == nil && tx.id != nil {
+		tx.id.id = id
 	}
 	return id, err
 }

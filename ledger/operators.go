@@ -43,6 +43,8 @@ type Operator struct {
 // event order, keeping only changes that are committed by their event
 // and, after the first, signed by an operator registered before them.
 type registry struct {
+	// ledger is the ledger id, read once an operator row exists.
+	ledger string
 	signed bool
 	// genesisSeq is the event that made the ledger signed: operator facts
 	// committed after it need signatures.
@@ -69,7 +71,10 @@ func sigJoin(table, idCol string) string {
 	return " LEFT JOIN signatures s ON s.fact_table = '" + table + "' AND s.fact_row = CAST(t." + idCol + " AS TEXT)"
 }
 
-func loadRegistry(ctx context.Context, tx *Tx, ledger string) (*registry, error) {
+// loadRegistry replays the operator set inside tx. A ledger never signed
+// costs one query; a signed one also reads the ledger id its statements
+// name (reg.ledger).
+func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 	reg := &registry{current: map[string]Operator{}, ever: map[string]Operator{}}
 	t := factTableNamed("operators")
 	type opRow struct {
@@ -84,9 +89,13 @@ func loadRegistry(ctx context.Context, tx *Tx, ledger string) (*registry, error)
 			o.vals = make([]any, 7)
 			return r.Scan(&o.vals[0], &o.vals[1], &o.vals[2], &o.vals[3], &o.vals[4], &o.vals[5], &o.vals[6], &o.seq, &o.sha, &o.sig.fp, &o.sig.signed, &o.sig.blob)
 		})
-	if err != nil {
+	if err != nil || len(rows) == 0 {
+		return reg, err
+	}
+	if reg.ledger, err = ledgerID(ctx, tx); err != nil {
 		return nil, err
 	}
+	ledger := reg.ledger
 	seen := map[string]bool{}
 	for _, o := range rows {
 		row := fmt.Sprint(o.vals[0])
@@ -220,39 +229,41 @@ func proofOf(ctx context.Context, tx *Tx, reg *registry, ledger, table, row, aut
 // never signed it is one transaction under the claimed name (else the
 // store's default operator). On a signed ledger the operator is the
 // registered owner of one of the store's signers, and claimed, when
-// given, must be that name. A first transaction takes every step and is
-// rolled back, giving the exact statement the stored row will say; the
-// key signs it outside any transaction (an agent may wait for a touch,
-// the write lock is not held); a second transaction writes the fact
-// again, rebuilds its statement from the stored row and stores the
-// signature only if it verifies over it. fn returns the fact to sign, or
-// nil when it wrote nothing an operator must sign (a logged refusal).
-func (s *Store) signedWrite(ctx context.Context, claimed string, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
-	return s.sign(ctx, claimed, true, fn)
+// given, must be that name: a first transaction completes draft (what the
+// row will say) with what the ledger says of its key and writes nothing;
+// the key signs it outside any transaction (an agent may wait for a
+// touch, and the write lock is not held meanwhile); a second transaction
+// writes the fact, rebuilds its statement from the stored row and stores
+// the signature only if it verifies over it, so a draft that drifted from
+// the row, or a ledger that changed meanwhile, stores nothing (ErrChanged).
+// fn returns the fact to sign, or nil when it wrote nothing an operator
+// must sign (a logged refusal).
+func (s *Store) signedWrite(ctx context.Context, claimed string, draft statement, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+	return s.sign(ctx, claimed, true, draft, fn)
 }
+
+// errSign stops the first transaction of a signed write: nothing was
+// written, and the statement is ready to sign.
+var errSign = errors.New("statement ready to sign")
 
 // sign is signedWrite; needName is false only for the first operator
 // registration, which no operator can sign.
-func (s *Store) sign(ctx context.Context, claimed string, needName bool, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft statement, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
 	var (
-		signer ssh.Signer
-		st     statement
-		signed int64
+		signer  ssh.Signer
+		st      statement
+		drafted bool
 	)
-	unsigned := Proof{Status: "unsigned"}
-	errDry := errors.New("dry run")
+	proof := Proof{Status: "unsigned"}
 	err := s.write(ctx, func(tx *Tx) error {
-		signer = nil
+		proof = Proof{Status: "unsigned"}
 		now := ms(s.now())
 		id, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
 			return err
 		}
 		if !reg.signed {
-			name := claimed
-			if name == "" {
-				name = s.operator
-			}
+			name := cmp.Or(claimed, s.operator)
 			if needName {
 				if err := requireOperator(name); err != nil {
 					return err
@@ -265,35 +276,31 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, fn func
 			return err
 		}
 		var op Operator
-		signer, op, err = s.pickSigner(reg, claimed)
-		if err != nil {
+		if signer, op, err = s.pickSigner(reg, claimed); err != nil {
 			return err
 		}
-		ref, err := fn(tx, op.Name, now)
-		if err != nil || ref == nil {
-			signer = nil
-			return err
+		if !mayWait(signer) {
+			return signInTx(ctx, tx, id, op, signer, fn, now, &proof)
 		}
-		st, err = statementFor(ctx, tx, ref.Table, ref.Row)
-		st.Ledger, st.Signed, signed = id, now, now
-		if err != nil {
-			return err
-		}
-		return errDry
+		st = draft
+		st.Ledger, st.Signed = id, now
+		// A draft that cannot be completed (no such request, say) is not
+		// signed: the write below refuses with its own error.
+		drafted = completeStatement(ctx, tx, &st) == nil
+		return errSign
 	})
-	if !errors.Is(err, errDry) {
-		if signer != nil {
-			unsigned = Proof{}
+	if !errors.Is(err, errSign) {
+		return proof, err
+	}
+	var blob []byte
+	if drafted {
+		sig, err := signer.Sign(rand.Reader, st.bytes())
+		if err != nil {
+			return Proof{}, fmt.Errorf("%w: the operator key did not sign: %v", ErrNotPermitted, err)
 		}
-		return unsigned, err
+		blob = ssh.Marshal(sig)
 	}
-	sig, err := signer.Sign(rand.Reader, st.bytes())
-	if err != nil {
-		return Proof{}, fmt.Errorf("%w: the operator key did not sign: %v", ErrNotPermitted, err)
-	}
-	blob := ssh.Marshal(sig)
 	fp := opkeys.Fingerprint(signer.PublicKey())
-	var proof Proof
 	err = s.write(ctx, func(tx *Tx) error {
 		now := ms(s.now())
 		id, reg, err := s.registryTx(ctx, tx)
@@ -304,41 +311,85 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, fn func
 		if !ok {
 			return fmt.Errorf("%w: key %s was removed from the operators while signing", ErrNotPermitted, fp)
 		}
-		if now-signed > maxSigningDelay.Milliseconds() || now < signed-maxSigningDelay.Milliseconds() {
-			return fmt.Errorf("%w (signed %s, storing %s: more than %s apart)", ErrChanged, fromMS(signed).Format(time.RFC3339), fromMS(now).Format(time.RFC3339), maxSigningDelay)
+		if now-st.Signed > maxSigningDelay.Milliseconds() || now < st.Signed-maxSigningDelay.Milliseconds() {
+			return fmt.Errorf("%w (signed %s, storing %s: more than %s apart)", ErrChanged, fromMS(st.Signed).Format(time.RFC3339), fromMS(now).Format(time.RFC3339), maxSigningDelay)
 		}
 		ref, err := fn(tx, op.Name, now)
+		if err != nil || ref == nil {
+			return err
+		}
+		st2, err := refStatement(ctx, tx, *ref)
 		if err != nil {
 			return err
 		}
-		if ref == nil {
+		st2.Ledger, st2.Signed = id, st.Signed
+		if blob == nil || checkSignature(op.pub, st2, blob) != nil {
 			return ErrChanged
 		}
-		st2, err := statementFor(ctx, tx, ref.Table, ref.Row)
-		if err != nil {
-			return err
-		}
-		st2.Ledger, st2.Signed = id, signed
-		if err := checkSignature(op.pub, st2, blob); err != nil {
-			return ErrChanged
-		}
-		sref, err := insertFact(ctx, tx, "signatures", "fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", ref.Table, ref.Row, fp, signed, blob, now)
-		if err != nil {
-			return err
-		}
-		proof = Proof{Status: "signed", Operator: op.Name, Fingerprint: fp}
-		return appendEvent(ctx, tx, "", evSigned, op.Name, map[string]any{"table": ref.Table, "row": ref.Row, "fingerprint": fp}, now, &sref)
+		return storeSignature(ctx, tx, op, *ref, st.Signed, blob, now, &proof)
 	})
 	return proof, err
 }
 
+// refStatement is the statement of a fact just written, from the columns
+// its INSERT returned.
+func refStatement(ctx context.Context, tx *Tx, ref factRef) (statement, error) {
+	if ref.vals == nil {
+		return statementFor(ctx, tx, ref.Table, ref.Row)
+	}
+	return statementFromRow(ctx, tx, factTableNamed(ref.Table), ref.vals)
+}
+
+// SlowSigner is a signer that may wait before it answers: ssh-agent, a
+// hardware key asking for a touch, a key file asking for its passphrase.
+// It signs between two transactions, so no write lock is held while it
+// waits. A signer that answers at once (a key in memory) signs inside
+// the one transaction that writes the fact.
+type SlowSigner interface {
+	ssh.Signer
+	MayWait() bool
+}
+
+func mayWait(sg ssh.Signer) bool {
+	w, ok := sg.(SlowSigner)
+	return ok && w.MayWait()
+}
+
+// signInTx writes the fact and signs the statement rebuilt from the
+// stored row, in the caller's transaction.
+func signInTx(ctx context.Context, tx *Tx, ledger string, op Operator, sg ssh.Signer, fn func(tx *Tx, operator string, now int64) (*factRef, error), now int64, proof *Proof) error {
+	ref, err := fn(tx, op.Name, now)
+	if err != nil || ref == nil {
+		return err
+	}
+	st, err := refStatement(ctx, tx, *ref)
+	if err != nil {
+		return err
+	}
+	st.Ledger, st.Signed = ledger, now
+	sig, err := sg.Sign(rand.Reader, st.bytes())
+	if err != nil {
+		return fmt.Errorf("%w: the operator key did not sign: %v", ErrNotPermitted, err)
+	}
+	return storeSignature(ctx, tx, op, *ref, now, ssh.Marshal(sig), now, proof)
+}
+
+// storeSignature keeps a fact's signature, committed by its own event.
+func storeSignature(ctx context.Context, tx *Tx, op Operator, ref factRef, signed int64, blob []byte, now int64, proof *Proof) error {
+	sref, err := insertFact(ctx, tx, "signatures", "fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", ref.Table, ref.Row, op.Fingerprint, signed, blob, now)
+	if err != nil {
+		return err
+	}
+	*proof = Proof{Status: "signed", Operator: op.Name, Fingerprint: op.Fingerprint}
+	return appendEvent(ctx, tx, "", evSigned, op.Name, map[string]any{"table": ref.Table, "row": ref.Row, "fingerprint": op.Fingerprint}, now, &sref)
+}
+
 func (s *Store) registryTx(ctx context.Context, tx *Tx) (string, *registry, error) {
-	id, err := ledgerID(ctx, tx)
+	reg, err := loadRegistry(ctx, tx)
 	if err != nil {
 		return "", nil, err
 	}
-	reg, err := loadRegistry(ctx, tx, id)
-	return id, reg, err
+	return reg.ledger, reg, nil
 }
 
 // pickSigner chooses the first of the store's keys that is a registered
@@ -381,7 +432,7 @@ func (s *Store) AddOperator(ctx context.Context, name, publicKey string) (Operat
 		return Operator{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
 	op := Operator{Name: name, PublicKey: opkeys.Line(pub), Fingerprint: opkeys.Fingerprint(pub), pub: pub}
-	err = s.changeOperators(ctx, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+	err = s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "add " + op.PublicKey}, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
 		if o := reg.byName(name); o != nil {
 			return nil, fmt.Errorf("%w: operator %q is already registered (key %s); remove it first", ErrInvalidInput, o.Name, o.Fingerprint)
 		}
@@ -402,7 +453,7 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) (Operator, erro
 		return Operator{}, err
 	}
 	var op Operator
-	err := s.changeOperators(ctx, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+	err := s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "remove"}, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
 		o := reg.byName(name)
 		if o == nil {
 			return nil, fmt.Errorf("%w: operator %q is not registered", ErrNotFound, name)
@@ -418,8 +469,8 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) (Operator, erro
 
 // changeOperators writes an operator change: the first registration
 // unsigned, every later one through signedWrite.
-func (s *Store) changeOperators(ctx context.Context, fn func(tx *Tx, reg *registry, now int64) (*factRef, error)) error {
-	_, err := s.sign(ctx, "", false, func(tx *Tx, _ string, now int64) (*factRef, error) {
+func (s *Store) changeOperators(ctx context.Context, draft statement, fn func(tx *Tx, reg *registry, now int64) (*factRef, error)) error {
+	_, err := s.sign(ctx, "", false, draft, func(tx *Tx, _ string, now int64) (*factRef, error) {
 		_, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
 			return nil, err

@@ -25,22 +25,11 @@ type trust struct {
 // ledger must be signed: a ledger whose operator rows were deleted would
 // otherwise look unsigned and grant on names alone.
 func loadTrust(ctx context.Context, tx *Tx, anchor *opkeys.Anchor) (*trust, error) {
-	var exists bool
-	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM operators)").Scan(&exists); err != nil {
-		return nil, err
-	}
-	if !exists && anchor == nil {
-		return &trust{reg: &registry{}}, nil // never signed: one query
-	}
-	id, err := ledgerID(ctx, tx)
+	reg, err := loadRegistry(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := loadRegistry(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &trust{ledger: id, reg: reg, anchor: anchor}, nil
+	return &trust{ledger: reg.ledger, reg: reg, anchor: anchor}, nil
 }
 
 // required reports whether grants need signatures.
@@ -92,8 +81,10 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 	if err != nil {
 		return err
 	}
-	var need int64 = 1
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT approvers FROM policy_evals WHERE action_key = ?), 1)", key).Scan(&need); err != nil {
+	// Every vote on the key shares its context: digest, request, quorum.
+	ctxSt := statement{Fact: "votes", Key: key}
+	need, err := voteContext(ctx, tx, &ctxSt)
+	if err != nil {
 		return err
 	}
 	var names []string
@@ -103,10 +94,8 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 			why = append(why, "a decision with no signed vote")
 			continue
 		}
-		st, err := statementFor(ctx, tx, "votes", v.id)
-		if err != nil {
-			return err
-		}
+		st := ctxSt
+		st.Act, st.Text = string(v.Decision), v.Reason
 		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator)
 		switch {
 		case bad != "":
@@ -165,14 +154,11 @@ func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
 	if len(votes) == 0 && d.Reconcile == nil {
 		return nil
 	}
-	id, err := ledgerID(ctx, tx)
+	reg, err := loadRegistry(ctx, tx)
 	if err != nil {
 		return err
 	}
-	reg, err := loadRegistry(ctx, tx, id)
-	if err != nil {
-		return err
-	}
+	id := reg.ledger
 	for i, v := range votes {
 		if v.id != "" {
 			if d.Votes[i].Proof, err = proofOf(ctx, tx, reg, id, "votes", v.id, v.Operator, v.sig, v.seq); err != nil {
@@ -198,7 +184,7 @@ func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
 // operator-authored fact committed after the first registration carries a
 // valid one, naming each row that does not.
 func verifySignatures(ctx context.Context, tx *Tx, rep *VerifyReport) error {
-	reg, err := loadRegistry(ctx, tx, rep.LedgerID)
+	reg, err := loadRegistry(ctx, tx)
 	if err != nil {
 		return err
 	}

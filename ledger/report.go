@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -206,7 +207,7 @@ func (s *Store) Reconcile(ctx context.Context, key string, result Result, operat
 		return Reconciliation{}, err
 	}
 	var rec Reconciliation
-	proof, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
+	proof, err := s.signedWrite(ctx, operator, statement{Fact: "reconciliations", Key: key, Act: string(result), Text: note}, func(tx *Tx, op string, now int64) (*factRef, error) {
 		rec = Reconciliation{Key: key, Result: result, Operator: op, Note: note, SafeNewKey: safeNewKey(StateReconciled, result), At: fromMS(now)}
 		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
@@ -258,7 +259,7 @@ func (s *Store) review(ctx context.Context, table, reviews, col, event string, i
 	if err := CheckReviewInput(operator, note); err != nil {
 		return err
 	}
-	_, err := s.signedWrite(ctx, operator, func(tx *Tx, op string, now int64) (*factRef, error) {
+	_, err := s.signedWrite(ctx, operator, statement{Fact: reviews, ref: strconv.FormatInt(id, 10), Act: "reviewed", Text: note}, func(tx *Tx, op string, now int64) (*factRef, error) {
 		var key string
 		var done int
 		err := tx.QueryRowContext(ctx, "SELECT t.action_key, (SELECT count(*) FROM "+reviews+" r WHERE r."+col+" = t.id) FROM "+table+" t WHERE t.id = ?", id).Scan(&key, &done)

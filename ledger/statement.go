@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // statement is what an operator signs: the ledger, the fact's kind, the
@@ -24,6 +26,9 @@ type statement struct {
 	Act     string
 	Text    string
 	Signed  int64
+	// ref is the id of the row a review closes; the statement carries it
+	// in Request once completed.
+	ref string
 }
 
 // statementHeader names the format; a signature over it cannot be taken
@@ -64,50 +69,101 @@ var signedFacts = map[string]string{
 // to, the statement its author signed (Ledger and Signed left for the
 // caller, who has them from the ledger and the signature row).
 func statementFor(ctx context.Context, tx *Tx, table, row string) (statement, error) {
-	st := statement{Fact: table}
-	var err error
-	switch table {
-	case "votes":
-		var req, exp, n int64
-		err = tx.QueryRowContext(ctx, `SELECT v.action_key, v.decision, v.reason, i.payload_sha256, q.requested_ms, q.expires_ms, coalesce(e.approvers, 1)
-			FROM votes v JOIN intents i ON i.action_key = v.action_key JOIN approval_requests q ON q.action_key = v.action_key
-			LEFT JOIN policy_evals e ON e.action_key = v.action_key WHERE v.id = ?`, row).
-			Scan(&st.Key, &st.Act, &st.Text, &st.Payload, &req, &exp, &n)
-		st.Request = fmt.Sprintf("requested_ms=%d expires_ms=%d approvers=%d", req, exp, n)
-	case "reconciliations":
-		var permit string
-		err = tx.QueryRowContext(ctx, `SELECT c.action_key, c.result, c.note, i.payload_sha256, p.permit_id FROM reconciliations c
-			JOIN intents i ON i.action_key = c.action_key JOIN permits p ON p.action_key = c.action_key WHERE c.action_key = ?`, row).
-			Scan(&st.Key, &st.Act, &st.Text, &st.Payload, &permit)
-		st.Request = "permit_id=" + permit
-	case "policy_rules":
-		var mode string
-		var ttl, n int64
-		err = tx.QueryRowContext(ctx, "SELECT pattern, mode, ttl_ms, approvers FROM policy_rules WHERE id = ?", row).Scan(&st.Request, &mode, &ttl, &n)
-		st.Act = fmt.Sprintf("mode=%s ttl_ms=%d approvers=%d", mode, ttl, n)
-	case "epochs":
-		err = tx.QueryRowContext(ctx, "SELECT epoch FROM epochs WHERE seq = ?", row).Scan(&st.Act)
-		st.Act = "activate " + st.Act
-	case "conflict_reviews":
-		var attempted string
-		err = tx.QueryRowContext(ctx, `SELECT c.action_key, c.stored_sha256, c.attempted_sha256, r.note FROM conflict_reviews r
-			JOIN conflicts c ON c.id = r.conflict_id WHERE r.conflict_id = ?`, row).Scan(&st.Key, &st.Payload, &attempted, &st.Text)
-		st.Request, st.Act = "conflict_id="+row+" attempted_sha256="+attempted, "reviewed"
-	case "fenced_reviews":
-		err = tx.QueryRowContext(ctx, `SELECT f.action_key, f.payload_sha256, r.note FROM fenced_reviews r
-			JOIN fenced f ON f.id = r.fenced_id WHERE r.fenced_id = ?`, row).Scan(&st.Key, &st.Payload, &st.Text)
-		st.Request, st.Act = "fenced_id="+row, "reviewed"
-	case "operators":
-		var action, pub string
-		err = tx.QueryRowContext(ctx, "SELECT name, action, public_key FROM operators WHERE id = ?", row).Scan(&st.Request, &action, &pub)
-		st.Act = action + " " + pub
-	default:
-		return st, fmt.Errorf("%s rows are not signed", table)
+	t := factTableNamed(table)
+	if _, ok := signedFacts[table]; !ok || t == nil {
+		return statement{}, fmt.Errorf("%s rows are not signed", table)
 	}
+	vals, err := scanFact(tx.QueryRowContext(ctx, "SELECT "+t.cols+" FROM "+table+" WHERE "+t.id+" = ?", row), t.ncols())
 	if err != nil {
-		return st, fmt.Errorf("statement for %s %s: %w", table, row, err)
+		return statement{}, fmt.Errorf("statement for %s %s: %w", table, row, err)
+	}
+	return statementFromRow(ctx, tx, t, vals)
+}
+
+// statementFromRow is the statement a row's columns say (as read back or
+// as returned by the INSERT that stored them), completed by what the row
+// refers to through completeStatement, the same function that completes
+// a draft before the row exists.
+func statementFromRow(ctx context.Context, tx *Tx, t *factTable, vals []any) (statement, error) {
+	v := func(col string) string { return t.value(vals, col) }
+	st := statement{Fact: t.name}
+	switch t.name {
+	case "votes":
+		st.Key, st.Act, st.Text = v("action_key"), v("decision"), v("reason")
+	case "reconciliations":
+		st.Key, st.Act, st.Text = v("action_key"), v("result"), v("note")
+	case "policy_rules":
+		st.Request = v("pattern")
+		st.Act = "mode=" + v("mode") + " ttl_ms=" + v("ttl_ms") + " approvers=" + v("approvers")
+	case "epochs":
+		st.Act = "activate " + v("epoch")
+	case "conflict_reviews":
+		st.ref, st.Act, st.Text = v("conflict_id"), "reviewed", v("note")
+	case "fenced_reviews":
+		st.ref, st.Act, st.Text = v("fenced_id"), "reviewed", v("note")
+	case "operators":
+		st.Request, st.Act = v("name"), v("action")+" "+v("public_key")
+	}
+	if err := completeStatement(ctx, tx, &st); err != nil {
+		return st, fmt.Errorf("statement for %s %s: %w", t.name, fmt.Sprint(vals[0]), err)
 	}
 	return st, nil
+}
+
+// completeStatement fills in what a fact refers to: the key's payload
+// digest and request for a vote (with the quorum it counts toward), the
+// permit a reconciliation settles, the conflict or fenced call a review
+// closes.
+func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
+	switch st.Fact {
+	case "votes":
+		_, err := voteContext(ctx, tx, st)
+		return err
+	case "reconciliations":
+		var permit string
+		err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.permit_id FROM intents i JOIN permits p ON p.action_key = i.action_key
+			WHERE i.action_key = ?`, st.Key).Scan(&st.Payload, &permit)
+		st.Request = "permit_id=" + permit
+		return err
+	case "conflict_reviews":
+		var attempted string
+		err := tx.QueryRowContext(ctx, "SELECT action_key, stored_sha256, attempted_sha256 FROM conflicts WHERE id = ?", st.ref).Scan(&st.Key, &st.Payload, &attempted)
+		st.Request = "conflict_id=" + st.ref + " attempted_sha256=" + attempted
+		return err
+	case "fenced_reviews":
+		err := tx.QueryRowContext(ctx, "SELECT action_key, payload_sha256 FROM fenced WHERE id = ?", st.ref).Scan(&st.Key, &st.Payload)
+		st.Request = "fenced_id=" + st.ref
+		return err
+	case "operators":
+		if st.Act != "remove" {
+			return nil
+		}
+		// A removal drafted by name: the row will carry the registered
+		// spelling and key (a drift is caught when the row is written).
+		var pub string
+		err := tx.QueryRowContext(ctx, "SELECT name, public_key FROM operators WHERE name_key = ? AND action = 'add' ORDER BY id DESC LIMIT 1",
+			approvals.NameKey(st.Request)).Scan(&st.Request, &pub)
+		st.Act = "remove " + pub
+		return err
+	}
+	return nil
+}
+
+// voteContext fills a vote's payload digest and request (with the quorum
+// it counts toward) and returns that quorum.
+func voteContext(ctx context.Context, tx *Tx, st *statement) (int64, error) {
+	var req, exp, n int64
+	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, q.requested_ms, q.expires_ms, coalesce(e.approvers, 1) FROM intents i
+		JOIN approval_requests q ON q.action_key = i.action_key LEFT JOIN policy_evals e ON e.action_key = i.action_key
+		WHERE i.action_key = ?`, st.Key).Scan(&st.Payload, &req, &exp, &n)
+	st.Request = fmt.Sprintf("requested_ms=%d expires_ms=%d approvers=%d", req, exp, n)
+	return n, err
+}
+
+// policyAct is what a rule says, in its statement (as statementFromRow
+// writes it from the row).
+func policyAct(mode string, ttlMS, approvers int64) string {
+	return fmt.Sprintf("mode=%s ttl_ms=%d approvers=%d", mode, ttlMS, approvers)
 }
 
 // checkSignature verifies an SSH signature in wire form over st.

@@ -74,6 +74,8 @@ type Store struct {
 	now  func() time.Time
 	ro   bool
 	one  bool // OneShot
+	// id is the ledger id, cached for the writer.
+	id idCache
 	// signers, operator and anchor: see Options.
 	signers  []ssh.Signer
 	operator string
@@ -413,7 +415,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	defer s.wc.fill(ctx)
-	tx := &Tx{tx: stx, cache: s.wc}
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id}
 	if err := fn(tx); err != nil {
 		stx.Rollback()
 		return err

@@ -134,7 +134,7 @@ func rehashChain(t *testing.T, db *sql.DB) {
 	rows.Close()
 	prev := zeroHash
 	for _, x := range evs {
-		f := factRef{x.e.FactTable, x.e.FactRow, x.e.FactSHA256}
+		f := factRef{Table: x.e.FactTable, Row: x.e.FactRow, SHA256: x.e.FactSHA256}
 		h := eventHash(x.hv, prev, x.e.Seq, x.e.ActionKey, x.e.Type, x.e.Actor, x.d, x.e.At.UnixMilli(), f)
 		if _, err := db.Exec("UPDATE events SET prev_hash = ?, hash = ? WHERE seq = ?", prev, h, x.e.Seq); err != nil {
 			t.Fatal(err)
@@ -201,7 +201,7 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 		{name: "projection stage edited", edit: []string{"UPDATE action_index SET stage = 'approved', deadline_ms = 0 WHERE action_key = 'k:deny'"}, table: "action_index", row: "action_key=k:deny"},
 		{name: "event actor edited", edit: []string{"UPDATE events SET actor = 'mallory' WHERE seq = 5"}, table: "events", row: "seq=5"},
 		{name: "forged event with a correct hash", forge: func(t *testing.T, db *sql.DB) {
-			forgeEvent(t, db, "k:deny", "approved", "alice", map[string]any{"reason": ""}, factRef{"decisions", "k:deny", strings.Repeat("a", 64)})
+			forgeEvent(t, db, "k:deny", "approved", "alice", map[string]any{"reason": ""}, factRef{Table: "decisions", Row: "k:deny", SHA256: strings.Repeat("a", 64)})
 		}, table: "decisions", row: "action_key=k:deny"},
 		{name: "forged permit with its event", forge: func(t *testing.T, db *sql.DB) {
 			if _, err := db.Exec("INSERT INTO permits VALUES ('k:deny', '11111111-1111-4111-8111-111111111111', 'bot', 1, 9999999999999)"); err != nil {

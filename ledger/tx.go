@@ -15,6 +15,18 @@ type Tx struct {
 	tx    *sql.Tx
 	cache *stmtCache
 	local map[string]*sql.Stmt // see stmt
+	// head is the chain head this transaction last appended: the write
+	// lock is held, so no one else can move it (appendEvent).
+	head *Head
+	// id caches the ledger id for the writer (ledgerID); nil in reads,
+	// which read the file's row each time.
+	id *idCache
+}
+
+// idCache holds the ledger id once read: it is fixed at creation.
+type idCache struct {
+	mu sync.Mutex
+	id string
 }
 
 type stmtCache struct {

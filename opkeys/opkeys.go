@@ -187,6 +187,18 @@ type keySigner struct {
 
 func (s *keySigner) PublicKey() ssh.PublicKey { return s.k.Public }
 
+// MayWait is true while the key waits for its passphrase: the ledger
+// then signs outside its write transaction.
+func (s *keySigner) MayWait() bool { return s.k.Locked() }
+
+// agentSigner is a key ssh-agent holds: the agent, or the hardware key
+// behind it, may take its time (a touch), so it never signs while the
+// ledger holds its write lock.
+type agentSigner struct{ ssh.Signer }
+
+// MayWait is always true for an agent's key.
+func (agentSigner) MayWait() bool { return true }
+
 // UnlockNow asks for a locked key's passphrase at once: the console asks
 // before it takes the terminal, not halfway through a decision. Signers
 // that are not locked key files are left alone.
@@ -238,7 +250,7 @@ func AgentSigners(sock string) ([]ssh.Signer, func(), error) {
 	var out []ssh.Signer
 	for _, s := range all {
 		if keyTypes[s.PublicKey().Type()] {
-			out = append(out, s)
+			out = append(out, agentSigner{s})
 		}
 	}
 	return out, func() { conn.Close() }, nil
