@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +79,9 @@ func runEnv(t *testing.T, db, stdin string, env []string, args ...string) result
 	cmd.Env = append(append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE="), env...)
 	cmd.Stdin = strings.NewReader(stdin)
+	// A session of its own: no controlling terminal, so nothing can
+	// prompt on the developer's /dev/tty and hang the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,15 +1,19 @@
 package cli_test
 
 import (
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"encoding/pem"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/tollgate-dev/tollgate/cli"
 )
@@ -178,5 +182,65 @@ func TestBadOperatorInput(t *testing.T) {
 	}
 	if r := run(t, db, "", "status", "k:bad", "--json"); !strings.Contains(r.stdout, `"votes":[]`) || !strings.Contains(r.stdout, `"state":"pending"`) {
 		t.Fatalf("refusals stored something: %q", r.stdout)
+	}
+}
+
+// TestAgentKeySigns: a key held by ssh-agent signs without any key file,
+// and a passphrase-protected file whose key the agent holds is never
+// decrypted (no terminal here to ask on: asking would fail the command).
+func TestAgentKeySigns(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp("", "tg-agent") // unix socket paths are short
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "s")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go agent.ServeAgent(keyring, c)
+		}
+	}()
+	pub, _ := ssh.NewPublicKey(priv.Public())
+	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub)))
+
+	db := newDB(t)
+	env := []string{"SSH_AUTH_SOCK=" + sock, "XDG_CONFIG_HOME=" + t.TempDir()}
+	want(t, run(t, db, "", "operators", "add", "alice", line), cli.ExitOK)
+	want(t, run(t, db, "", guardArgs("k:agent")...), cli.ExitRetry)
+	r := runEnv(t, db, "", env, "approve", "k:agent")
+	want(t, r, cli.ExitOK)
+	if !strings.Contains(r.stdout, "signed by alice (SHA256:") {
+		t.Fatalf("agent approve: %q", r.stdout)
+	}
+
+	block, err := ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	protected := filepath.Join(t.TempDir(), "protected")
+	os.WriteFile(protected, pem.EncodeToMemory(block), 0o600)
+	want(t, run(t, db, "", append(guardArgs("k:agent2"), "--lease", "1m")...), cli.ExitRetry)
+	r = runEnv(t, db, "", env, "reject", "k:agent2", "--reason", "no", "--key", protected)
+	want(t, r, cli.ExitOK)
+	// Without the agent the same file needs its passphrase, and there is
+	// no terminal to ask on: refused, naming the way out.
+	want(t, run(t, db, "", guardArgs("k:agent3")...), cli.ExitRetry)
+	r = runEnv(t, db, "", []string{"SSH_AUTH_SOCK="}, "approve", "k:agent3", "--key", protected)
+	if r.code == cli.ExitOK || !strings.Contains(r.stderr, "ssh-agent") {
+		t.Fatalf("protected key without agent or terminal: %d %q", r.code, r.stderr)
 	}
 }

@@ -84,7 +84,7 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 		sig  sigRow
 	}
 	rows, err := queryRows(ctx, tx, "SELECT t.id, t.name, t.name_key, t.action, t.public_key, t.fingerprint, t.at_ms, e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature FROM operators t"+
-		" LEFT JOIN events e ON e.fact_table = 'operators' AND e.fact_row = CAST(t.id AS TEXT)"+sigJoin("operators", "id")+" ORDER BY e.seq IS NULL, e.seq, t.id", nil,
+		" LEFT JOIN events e ON e.fact_table = 'operators' AND e.fact_row = CAST(t.id AS TEXT)"+sigJoin("operators", "id")+" ORDER BY t.id", nil,
 		func(r *sql.Rows, o *opRow) error {
 			o.vals = make([]any, 7)
 			return r.Scan(&o.vals[0], &o.vals[1], &o.vals[2], &o.vals[3], &o.vals[4], &o.vals[5], &o.vals[6], &o.seq, &o.sha, &o.sig.fp, &o.sig.signed, &o.sig.blob)
@@ -92,6 +92,18 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 	if err != nil || len(rows) == 0 {
 		return reg, err
 	}
+	// Replayed in the order their events were committed (a row without an
+	// event last: it counts for nothing), sorted here rather than by SQLite,
+	// which would build a temporary b-tree on every grant.
+	slices.SortStableFunc(rows, func(a, b opRow) int {
+		committed := func(o opRow) int {
+			if o.seq.Valid {
+				return 0
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(committed(a), committed(b)), cmp.Compare(a.seq.Int64, b.seq.Int64))
+	})
 	if reg.ledger, err = ledgerID(ctx, tx); err != nil {
 		return nil, err
 	}
