@@ -701,3 +701,41 @@ func everyOperatorActSigns(t *testing.T, slow bool) {
 		t.Fatalf("reconciliation proof: %+v", d.Reconcile)
 	}
 }
+
+// TestUnsignedQuorumCountsDistinctNames: on a ledger never signed, a
+// quorum counts distinct normalized names: "Alice" after "alice" is the
+// same operator and is refused; one rejection decides.
+func TestUnsignedQuorumCountsDistinctNames(t *testing.T) {
+	s, _ := openTest(t)
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "two", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	pendingKey(t, s, "k:u", "two")
+	d, err := s.Approve(ctx, "k:u", "alice", "")
+	if err != nil || d.State != StatePending || d.Approvals != 1 || d.Proof.Status != "unsigned" {
+		t.Fatalf("first: %+v %v", d, err)
+	}
+	for _, same := range []string{"Alice", "alice ", "ａｌｉｃｅ"} {
+		if _, err := s.Approve(ctx, "k:u", same, ""); !errors.Is(err, approvals.ErrAlreadyDecided) {
+			t.Fatalf("%q after alice: %v, want already decided", same, err)
+		}
+	}
+	requireNoPermit(t, s, "k:u", "two")
+	if d, err = s.Approve(ctx, "k:u", "bob", ""); err != nil || d.State != StateApproved || d.Approvals != 2 {
+		t.Fatalf("second: %+v %v", d, err)
+	}
+	if a, err := s.Guard(ctx, "k:u", Payload{"two", "acct-1", "refund 40"}, GuardOptions{Agent: "agent-7"}); err != nil || a.Verdict != Permitted {
+		t.Fatalf("quorum reached: %+v %v", a, err)
+	}
+	if _, err := s.Approve(ctx, "k:u", "carol", ""); !errors.Is(err, approvals.ErrAlreadyDecided) {
+		t.Fatalf("a third approval after the decision: %v", err)
+	}
+	pendingKey(t, s, "k:u2", "two")
+	s.Approve(ctx, "k:u2", "alice", "")
+	if d, err = s.Reject(ctx, "k:u2", "bob", "no"); err != nil || d.State != StateRejected {
+		t.Fatalf("reject after one approval: %+v %v", d, err)
+	}
+	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %v", rep.Problems, err)
+	}
+}
