@@ -456,8 +456,6 @@ func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
 	return ExitOK, nil
 }
 
-func fromMillis(v int64) time.Time { return time.UnixMilli(v).UTC() }
-
 func ts(t time.Time) string {
 	if t.IsZero() {
 		return "-"

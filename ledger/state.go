@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -131,13 +130,6 @@ type indexRow struct {
 	Redacted bool
 }
 
-// indexCols are the columns a key's answers need.
-const indexCols = "kind, agent, stage, deadline_ms, payload_sha256, retained, redacted"
-
-func (r *indexRow) scan(row *sql.Row) error {
-	return row.Scan(&r.Kind, &r.Agent, &r.Stage, &r.Deadline, &r.SHA256, &r.Retained, &r.Redacted)
-}
-
 // fastCols is the part of a key's index row that answers an identical
 // retry, as one text value, read from the covering index of migration
 // 0004 (the expression there must be the same text). One value rather
@@ -201,15 +193,6 @@ func (r *indexRow) unpack(v string) bool {
 	}
 	r.Stage, r.Deadline, r.Retained, r.Redacted, r.Agent = State(stage), d, v[0]&1 != 0, v[0]&2 != 0, v[1:]
 	return true
-}
-
-func loadIndex(ctx context.Context, tx *Tx, key string) (indexRow, error) {
-	r := indexRow{Key: key}
-	err := r.scan(tx.QueryRowContext(ctx, "SELECT "+indexCols+" FROM action_index WHERE action_key = ?", key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%w: %s", ErrNotFound, key)
-	}
-	return r, err
 }
 
 // setStage moves the projection; the fact that justifies the move has

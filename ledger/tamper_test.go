@@ -117,10 +117,9 @@ func rehashChain(t *testing.T, db *sql.DB) {
 		t.Fatal(err)
 	}
 	type ev struct {
-		e      Event
-		d      string
-		hv     int
-		newSum string
+		e  Event
+		d  string
+		hv int
 	}
 	var evs []ev
 	for rows.Next() {
