@@ -131,9 +131,9 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 
 // snapshotCmd reloads the counts, the epoch and the visible page of the
 // active view in one go.
-func snapshotCmd(s *ledger.Store, v viewID, filter, operator string, limit int) func() snapshotMsg {
+func snapshotCmd(pctx context.Context, s *ledger.Store, v viewID, filter, operator string, limit int) func() snapshotMsg {
 	return func() snapshotMsg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(pctx, 10*time.Second)
 		defer cancel()
 		msg := snapshotMsg{view: v, filter: filter}
 		if msg.counts, msg.err = s.Counts(ctx); msg.err != nil {

@@ -36,8 +36,19 @@ func newDetailView(st *Styles, km *KeyMap) *detailView {
 	return &detailView{styles: st, keys: km, vp: viewport.New(0, 0)}
 }
 
-// Init implements tea.Model.
-func (d *detailView) Init() tea.Cmd { return nil }
+// Focused reports whether the pane has the keys (to scroll).
+func (d *detailView) Focused() bool { return d.focused }
+
+// SetFocus gives the pane the keys or takes them back.
+func (d *detailView) SetFocus(on bool) { d.focused = on }
+
+// digestOf returns the shown key's payload digest, if it is loaded.
+func (d *detailView) digestOf(key string) (string, bool) {
+	if d.detail == nil || d.key != key {
+		return "", false
+	}
+	return d.detail.SHA256, true
+}
 
 // SetSize sets the pane's outer size, border included.
 func (d *detailView) SetSize(w, h int) {
@@ -84,7 +95,7 @@ func (d *detailView) setDetail(msg detailMsg) {
 }
 
 // Update scrolls the pane when it has the focus.
-func (d *detailView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (d *detailView) Update(msg tea.Msg) (*detailView, tea.Cmd) {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok || !d.focused {
 		return d, nil

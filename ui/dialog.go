@@ -71,8 +71,20 @@ func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialo
 	return &dialog{kind: kind, targets: targets, input: in, styles: st, keys: km}
 }
 
-// Init implements tea.Model.
+// Init starts the input's cursor blinking.
 func (d *dialog) Init() tea.Cmd { return textinput.Blink }
+
+// setDigests fills in the digests loaded for the dialog's keys.
+func (d *dialog) setDigests(ts []target) {
+	if len(d.targets) != len(ts) {
+		return
+	}
+	for i := range ts {
+		if d.targets[i].Key == ts[i].Key {
+			d.targets[i].Digest = ts[i].Digest
+		}
+	}
+}
 
 // SetSize sets the width the dialog may use.
 func (d *dialog) SetSize(w, _ int) {
@@ -94,7 +106,7 @@ func (d *dialog) FullHelp() [][]key.Binding { return [][]key.Binding{d.ShortHelp
 func (d *dialog) textRequired() bool { return d.kind == dlgReject || d.kind == dlgReconcile }
 
 // Update handles typing, confirming and cancelling.
-func (d *dialog) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 	if km, ok := msg.(tea.KeyMsg); ok {
 		switch {
 		case key.Matches(km, d.keys.Cancel):

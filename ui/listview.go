@@ -30,8 +30,6 @@ func newListView(id viewID, st *Styles, km *KeyMap) *listView {
 	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}}
 }
 
-// Init implements tea.Model.
-func (l *listView) Init() tea.Cmd { return nil }
 
 // SetSize sets the rows and columns the list may use.
 func (l *listView) SetSize(w, h int) {
@@ -124,15 +122,35 @@ func (l *listView) lastID() int64 {
 	return l.items[len(l.items)-1].ID
 }
 
-// needsMore reports whether the cursor is close enough to the end of the
-// loaded rows that the next page should be fetched.
-func (l *listView) needsMore() bool {
-	return l.more && l.cursor >= len(l.items)-l.rows()
+// takeMoreRequest reports whether the cursor is close enough to the end of
+// the loaded rows that the next page should be fetched, once: until the
+// page arrives (appendItems), it answers false, so one page is requested
+// at a time.
+func (l *listView) takeMoreRequest() bool {
+	if !l.more || l.cursor < len(l.items)-l.rows() {
+		return false
+	}
+	l.more = false
+	return true
 }
+
+// reset forgets the loaded rows and the cursor (a new filter).
+func (l *listView) reset() {
+	l.items, l.loaded, l.cursor, l.offset = nil, false, 0, 0
+}
+
+// clearSelection drops every mark, after a batch was acted on.
+func (l *listView) clearSelection() { l.selected = map[string]bool{} }
+
+// loadedCount is how many rows are loaded, so a refresh reloads as many.
+func (l *listView) loadedCount() int { return len(l.items) }
+
+// Height is the rows the list was given.
+func (l *listView) Height() int { return l.height }
 
 // Update moves the cursor and toggles selections; decisions are routed
 // by the root model.
-func (l *listView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (l *listView) Update(msg tea.Msg) (*listView, tea.Cmd) {
 	km, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return l, nil

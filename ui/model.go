@@ -25,6 +25,10 @@ import (
 
 // Options configures the console.
 type Options struct {
+	// Context is the program's: every ledger call the console makes runs
+	// under it, so quitting (or the caller cancelling) cancels them. Nil
+	// means context.Background().
+	Context  context.Context
 	Store    *ledger.Store
 	Operator string
 	ReadOnly bool
@@ -71,13 +75,16 @@ func New(opt Options) (*Model, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
+	if opt.Context == nil {
+		opt.Context = context.Background()
+	}
 	if opt.Refresh == 0 {
 		opt.Refresh = 500 * time.Millisecond
 	}
 	if opt.Renderer == nil {
 		opt.Renderer = lipgloss.DefaultRenderer()
 	}
-	w, err := opt.Store.Watch(context.Background())
+	w, err := opt.Store.Watch(opt.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -114,9 +121,9 @@ func (m *Model) tick() tea.Cmd {
 
 // check asks whether any connection wrote since the last check.
 func (m *Model) check() tea.Cmd {
-	w := m.watcher
+	w, ctx := m.watcher, m.opt.Context
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		changed, err := w.Changed(ctx)
 		return checkedMsg{changed, err}
@@ -126,15 +133,15 @@ func (m *Model) check() tea.Cmd {
 func (m *Model) list() *listView { return m.views[m.active] }
 
 func (m *Model) snapshot() tea.Cmd {
-	limit := max(len(m.list().items), pageSize)
-	f := snapshotCmd(m.store, m.active, m.filter, m.opt.Operator, min(limit, 5*pageSize))
+	limit := max(m.list().loadedCount(), pageSize)
+	f := snapshotCmd(m.opt.Context, m.store, m.active, m.filter, m.opt.Operator, min(limit, 5*pageSize))
 	return func() tea.Msg { return f() }
 }
 
 func (m *Model) loadMore() tea.Cmd {
-	s, v, filter, before := m.store, m.active, m.filter, m.list().lastID()
+	s, v, filter, before, ctx := m.store, m.active, m.filter, m.list().lastID(), m.opt.Context
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		items, more, err := loadPage(ctx, s, v, filter, before, pageSize)
 		return pageMsg{view: v, filter: filter, items: items, more: more, err: err}
@@ -148,9 +155,9 @@ func (m *Model) loadDetail() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	s, v := m.store, m.active
+	s, v, ctx := m.store, m.active, m.opt.Context
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		d, err := s.Status(ctx, it.Key)
 		if errors.Is(err, ledger.ErrNotFound) && it.Fenced != nil {
@@ -224,19 +231,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.reportAction(msg)
 		return m, m.snapshot()
 	case digestsMsg:
-		if m.dialog != nil && len(m.dialog.targets) == len(msg) {
-			for i := range msg {
-				if m.dialog.targets[i].Key == msg[i].Key {
-					m.dialog.targets[i].Digest = msg[i].Digest
-				}
-			}
+		if m.dialog != nil {
+			m.dialog.setDigests(msg)
 		}
 		return m, nil
 	case tea.KeyMsg:
 		return m, m.key(msg)
 	}
 	if m.dialog != nil {
-		_, cmd := m.dialog.Update(msg)
+		var cmd tea.Cmd
+		m.dialog, cmd = m.dialog.Update(msg)
 		return m, cmd
 	}
 	return m, nil
@@ -246,16 +250,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // keys, decisions, and finally the focused component.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.dialog != nil {
-		_, cmd := m.dialog.Update(msg)
+		var cmd tea.Cmd
+		m.dialog, cmd = m.dialog.Update(msg)
 		return cmd
 	}
 	if m.filterOn {
-		switch msg.Type {
-		case tea.KeyEnter:
+		switch {
+		case key.Matches(msg, m.keys.Confirm):
 			m.filterOn = false
 			m.filterIn.Blur()
 			return m.setFilter(strings.TrimSpace(m.filterIn.Value()))
-		case tea.KeyEsc:
+		case key.Matches(msg, m.keys.Cancel):
 			m.filterOn = false
 			m.filterIn.Blur()
 			m.filterIn.SetValue("")
@@ -278,8 +283,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		case m.showHelp:
 			m.showHelp = false
 			m.layout()
-		case m.detail.focused:
-			m.detail.focused = false
+		case m.detail.Focused():
+			m.detail.SetFocus(false)
 		case m.filter != "":
 			m.filterIn.SetValue("")
 			return m.setFilter("")
@@ -290,12 +295,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.filterIn.SetValue(m.filter)
 		m.filterIn.CursorEnd()
 		return m.filterIn.Focus()
-	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.focused):
+	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.Focused()):
 		return m.switchView((m.active + 1) % viewCount)
-	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.focused):
+	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.Focused()):
 		return m.switchView((m.active + viewCount - 1) % viewCount)
 	case key.Matches(msg, k.Focus):
-		m.detail.focused = !m.detail.focused
+		m.detail.SetFocus(!m.detail.Focused())
 		return nil
 	case key.Matches(msg, k.Approve):
 		return m.openDecision(dlgApprove)
@@ -306,18 +311,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Review):
 		return m.openDecision(dlgReview)
 	}
-	if m.detail.focused {
-		m.detail.Update(msg)
-		return nil
+	if m.detail.Focused() {
+		var cmd tea.Cmd
+		m.detail, cmd = m.detail.Update(msg)
+		return cmd
 	}
 	before, _ := m.list().current()
-	m.list().Update(msg)
-	var cmds []tea.Cmd
+	var cmd tea.Cmd
+	m.views[m.active], cmd = m.list().Update(msg)
+	cmds := []tea.Cmd{cmd}
 	if after, _ := m.list().current(); after.Key != before.Key || after.ID != before.ID {
 		cmds = append(cmds, m.loadDetail())
 	}
-	if m.list().needsMore() {
-		m.list().more = false // one page request at a time
+	if m.list().takeMoreRequest() {
 		cmds = append(cmds, m.loadMore())
 	}
 	return tea.Batch(cmds...)
@@ -325,7 +331,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 
 func (m *Model) switchView(v viewID) tea.Cmd {
 	m.active = v
-	m.detail.focused = false
+	m.detail.SetFocus(false)
 	m.notice = ""
 	return tea.Batch(m.loadDetail(), m.snapshot())
 }
@@ -333,7 +339,7 @@ func (m *Model) switchView(v viewID) tea.Cmd {
 func (m *Model) setFilter(f string) tea.Cmd {
 	m.filter = f
 	for _, v := range m.views {
-		v.items, v.loaded, v.cursor, v.offset = nil, false, 0, 0
+		v.reset()
 	}
 	return m.snapshot()
 }
@@ -366,8 +372,8 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 			t.Digest = it.Conflict.AttemptSHA
 		case it.Fenced != nil:
 			t.Digest = it.Fenced.SHA256
-		case m.detail.detail != nil && m.detail.key == it.Key:
-			t.Digest = m.detail.detail.SHA256
+		default:
+			t.Digest, _ = m.detail.digestOf(it.Key) // else loaded below
 		}
 		targets = append(targets, t)
 	}
@@ -387,10 +393,10 @@ func (m *Model) digests(ts []target) tea.Cmd {
 	if !missing {
 		return nil
 	}
-	s := m.store
+	s, ctx := m.store, m.opt.Context
 	ts = append([]target(nil), ts...)
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		for i := range ts {
 			if ts[i].Digest == "" {
@@ -407,9 +413,9 @@ type digestsMsg []target
 
 // act runs a confirmed decision in a command and reports every refusal.
 func (m *Model) act(d dialogDoneMsg) tea.Cmd {
-	s, op := m.store, m.opt.Operator
+	s, op, ctx := m.store, m.opt.Operator, m.opt.Context
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind])}
 		for _, t := range d.targets {
@@ -454,7 +460,7 @@ func (m *Model) reportAction(a actionMsg) {
 			refused = append(refused, safetext.Escape(a.keys[i])+": "+safetext.Escape(refusalText(err)))
 		}
 	}
-	m.list().selected = map[string]bool{}
+	m.list().clearSelection()
 	done := len(a.keys) - len(refused)
 	m.notice = fmt.Sprintf("%s: %d done", a.action, done)
 	m.lastErr = ""
@@ -503,7 +509,7 @@ func (m *Model) View() string {
 	if w >= 140 && !m.showHelp && m.dialog == nil {
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
 	} else {
-		listH := m.list().height
+		listH := m.list().Height()
 		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()), lower)
 	}
 	parts = append(parts, m.statusBar(w))
@@ -520,7 +526,7 @@ func (m *Model) shortHelp() []key.Binding {
 	switch {
 	case m.dialog != nil:
 		return m.dialog.ShortHelp()
-	case m.detail.focused:
+	case m.detail.Focused():
 		return m.detail.ShortHelp()
 	}
 	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)

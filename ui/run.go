@@ -22,7 +22,7 @@ func Run(ctx context.Context, path string, opt ledger.Options, operator string, 
 
 // RunStore runs the console on an open store.
 func RunStore(ctx context.Context, s *ledger.Store, operator string, readOnly bool) error {
-	m, err := New(Options{Store: s, Operator: operator, ReadOnly: readOnly})
+	m, err := New(Options{Context: ctx, Store: s, Operator: operator, ReadOnly: readOnly})
 	if err != nil {
 		return err
 	}

@@ -553,3 +553,35 @@ func TestRefusalOfAnyShapeDoesNotCrash(t *testing.T) {
 		}
 	}
 }
+
+// TestQuittingCancelsQueries: every ledger call the console makes runs
+// under the program's context; once it is cancelled (the program quit),
+// a refresh ends at once with the cancellation, reported, not a crash.
+func TestQuittingCancelsQueries(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:c-1", "refund", "x", "refund-bot")
+	pctx, cancel := context.WithCancel(context.Background())
+	m, err := New(Options{Context: pctx, Store: f.s, Operator: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	cancel()
+	for name, cmd := range map[string]tea.Cmd{"snapshot": m.snapshot(), "check": m.check()} {
+		msg := cmd()
+		var got error
+		switch x := msg.(type) {
+		case snapshotMsg:
+			got = x.err
+		case checkedMsg:
+			got = x.err
+		}
+		if !errors.Is(got, context.Canceled) {
+			t.Fatalf("%s after the program's context ended: %v, want context.Canceled", name, got)
+		}
+		m.Update(msg)
+		if !strings.Contains(m.lastErr, "canceled") {
+			t.Fatalf("%s: the error line says %q", name, m.lastErr)
+		}
+	}
+}
