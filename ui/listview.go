@@ -30,7 +30,6 @@ func newListView(id viewID, st *Styles, km *KeyMap) *listView {
 	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}}
 }
 
-
 // SetSize sets the rows and columns the list may use.
 func (l *listView) SetSize(w, h int) {
 	l.width, l.height = w, h
