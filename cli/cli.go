@@ -15,9 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
-	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -131,14 +129,15 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	jsonMode := wantsJSON(args)
 	name := ""
-	fail := func(code int, err error) int {
+	fail := func(err error) int {
 		prefix := "tollgate"
 		if name != "" {
 			prefix += " " + name
 		}
 		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, safetext.Escape(err.Error()))
-		if jsonMode && !isAgentAnswer(err) {
-			writeJSON(env.Stdout, map[string]any{"error": err.Error(), "exit_code": code})
+		code, obj := refusal(err)
+		if jsonMode {
+			writeJSON(env.Stdout, obj)
 		}
 		return code
 	}
@@ -152,7 +151,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if !jsonMode {
 			topUsage(env.Stderr)
 		}
-		return fail(ExitUsage, err)
+		return fail(usageError{err.Error()})
 	}
 	rest := global.Args()
 	if *help {
@@ -173,7 +172,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 				topUsage(env.Stdout)
 				return ExitOK
 			}
-			return fail(ExitUsage, usagef("a subcommand is required: %s (see tollgate --help)", subcommands[name]))
+			return fail(usagef("a subcommand is required: %s (see tollgate --help)", subcommands[name]))
 		}
 		name, rest = name+" "+rest[0], rest[1:]
 	}
@@ -181,7 +180,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if !ok {
 		bad := name
 		name = ""
-		return fail(ExitUsage, usagef("unknown command %q (see tollgate --help)", bad))
+		return fail(usagef("unknown command %q (see tollgate --help)", bad))
 	}
 	c := &cmdCtx{env: env, opts: map[string]*string{}, bools: map[string]*bool{}, durs: map[string]*time.Duration{}, ints: map[string]*int{}, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
@@ -202,7 +201,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if !jsonMode {
 			cmdUsage(env.Stderr, cmd, fs)
 		}
-		return fail(ExitUsage, err)
+		return fail(usageError{err.Error()})
 	}
 	c.pos = pos
 	c.db = *db
@@ -214,11 +213,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		f()
 	}
 	if err != nil {
-		var ue usageError
-		if errors.As(err, &ue) {
-			return fail(ExitUsage, err)
-		}
-		return fail(exitFor(err), err)
+		return fail(err)
 	}
 	return code
 }
@@ -266,13 +261,6 @@ func onceFlags(fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name} })
 }
 
-// isAgentAnswer reports errors whose JSON answer the command printed itself.
-func isAgentAnswer(err error) bool {
-	var ce *ledger.ConflictError
-	var fe *ledger.FencedError
-	return errors.As(err, &ce) || errors.As(err, &fe)
-}
-
 // parseInterspersed accepts flags before and after positional arguments,
 // as in `tollgate guard KEY --kind refund`.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -288,33 +276,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-}
-
-// exitFor maps an error to its exit code by type, never by message.
-func exitFor(err error) int {
-	var ce *ledger.ConflictError
-	var fe *ledger.FencedError
-	switch {
-	case errors.As(err, &ce):
-		return ExitConflict
-	case errors.As(err, &fe):
-		return ExitDenied
-	case errors.Is(err, ledger.ErrNotPermitted):
-		return ExitNotPermitted
-	case errors.Is(err, ledger.ErrInvalidInput), errors.Is(err, approvals.ErrReasonRequired), errors.Is(err, opkeys.ErrKey),
-		errors.Is(err, ledger.ErrNotLedger), errors.Is(err, ledger.ErrNewerSchema), errors.Is(err, ledger.ErrNeedsMigration):
-		return ExitInvalid
-	case errors.Is(err, ledger.ErrNotFound), errors.Is(err, ledger.ErrNoPermit), errors.Is(err, approvals.ErrNoRequest),
-		errors.Is(err, ledger.ErrNoLedger):
-		return ExitNotFound
-	case errors.Is(err, approvals.ErrAlreadyDecided), errors.Is(err, ledger.ErrReportDiffers),
-		errors.Is(err, ledger.ErrWrongPermit), errors.Is(err, ledger.ErrNotUncertain),
-		errors.Is(err, ledger.ErrAlreadyReviewed):
-		return ExitConflict
-	case errors.Is(err, approvals.ErrExpired), errors.Is(err, approvals.ErrSelfApproval):
-		return ExitDenied
-	}
-	return ExitError
 }
 
 // writeJSON prints v as one line of JSON in which every character that

@@ -211,7 +211,6 @@ func runRecord(ctx context.Context, c *cmdCtx) (int, error) {
 	defer s.Close()
 	in, err := s.Record(ctx, key, p, opt)
 	if err != nil {
-		c.answerError(err)
 		return 0, err
 	}
 	out := map[string]any{"key": key, "logical_key": in.Key.Logical, "epoch": in.Key.Epoch, "payload_sha256": in.SHA256,
@@ -226,30 +225,6 @@ func runRecord(ctx context.Context, c *cmdCtx) (int, error) {
 		fmt.Fprintf(c.stdout, "%s: %s, payload sha256 %s, state %s\n", key, verb, in.SHA256, in.State)
 	}
 	return ExitOK, nil
-}
-
-// answerError prints the JSON answer for conflicts and fences, which are
-// answers an agent acts on, not crashes.
-func (c *cmdCtx) answerError(err error) {
-	if !c.json {
-		return
-	}
-	var ce *ledger.ConflictError
-	var fe *ledger.FencedError
-	switch {
-	case errors.As(err, &ce):
-		differs := ce.Differs
-		if differs == nil {
-			differs = []string{}
-		}
-		writeJSON(c.stdout, map[string]any{"key": ce.Key, "error": "conflict", "verdict": "conflict", "stored_sha256": ce.StoredSHA256,
-			"attempted_sha256": ce.AttemptSHA, "state": ce.State, "differs": differs, "differs_known": ce.Differs != nil,
-			"conflict_id": ce.ConflictID, "replayed": false, "safe_new_key": true, "exit_code": ExitConflict})
-	case errors.As(err, &fe):
-		writeJSON(c.stdout, map[string]any{"key": fe.Key, "error": "fenced", "verdict": ledger.Denied, "state": "fenced",
-			"key_epoch": fe.KeyEpoch, "active_epoch": fe.ActiveEpoch, "reason": fe.Reason, "fenced_id": fe.FencedID,
-			"replayed": false, "safe_new_key": false, "exit_code": ExitDenied})
-	}
 }
 
 func verdictExit(v ledger.Verdict) int {
@@ -299,7 +274,6 @@ func runGuard(ctx context.Context, c *cmdCtx) (int, error) {
 	for {
 		a, err = s.Guard(ctx, key, p, opt)
 		if err != nil {
-			c.answerError(err)
 			return 0, err
 		}
 		if a.Verdict != ledger.RetryLater || !time.Now().Add(backoff).Before(deadline) {
