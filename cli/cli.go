@@ -75,48 +75,30 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// command is one tollgate command: its usage, and bind, which declares
+// its flags on a flag set and returns the run function bound to them
+// (define builds it from a typed flag struct).
 type command struct {
 	name    string
 	args    string
 	summary string
-	run     func(ctx context.Context, c *cmdCtx) (int, error)
-	flags   func(fs *flag.FlagSet, c *cmdCtx)
+	bind    func(fs *flag.FlagSet) runFunc
 }
 
-// cmdCtx carries one invocation's parsed state.
+// runFunc runs a command whose flags are parsed; it returns the exit code
+// of an answer, or the refusal Main prints.
+type runFunc func(ctx context.Context, c *cmdCtx) (int, error)
+
+// cmdCtx carries one invocation's parsed state common to every command.
 type cmdCtx struct {
 	env    Env
 	fs     *flag.FlagSet
 	db     string
 	json   bool
 	pos    []string
-	opts   map[string]*string
-	bools  map[string]*bool
-	durs   map[string]*time.Duration
-	ints   map[string]*int
 	stdout io.Writer
 	// cleanup runs when the command ends (an ssh-agent connection).
 	cleanup []func()
-}
-
-// str is a string flag's value; "" for a flag this command does not have.
-func (c *cmdCtx) str(name string) string {
-	if p := c.opts[name]; p != nil {
-		return *p
-	}
-	return ""
-}
-
-func (c *cmdCtx) s(fs *flag.FlagSet, name, usage string) {
-	c.opts[name] = fs.String(name, "", usage)
-}
-
-func (c *cmdCtx) b(fs *flag.FlagSet, name, usage string) {
-	c.bools[name] = fs.Bool(name, false, usage)
-}
-
-func (c *cmdCtx) d(fs *flag.FlagSet, name string, def time.Duration, usage string) {
-	c.durs[name] = fs.Duration(name, def, usage)
 }
 
 // Main runs one tollgate invocation and returns its exit code. Every
@@ -182,14 +164,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		name = ""
 		return fail(usagef("unknown command %q (see tollgate --help)", bad))
 	}
-	c := &cmdCtx{env: env, opts: map[string]*string{}, bools: map[string]*bool{}, durs: map[string]*time.Duration{}, ints: map[string]*int{}, stdout: env.Stdout}
+	c := &cmdCtx{env: env, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	cdb := fs.String("db", "", "ledger file")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object")
-	if cmd.flags != nil {
-		cmd.flags(fs, c)
-	}
+	run := cmd.bind(fs)
 	onceFlags(fs)
 	c.fs = fs
 	pos, err := parseInterspersed(fs, rest)
@@ -208,7 +188,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if *cdb != "" {
 		c.db = *cdb
 	}
-	code, err := cmd.run(ctx, c)
+	code, err := run(ctx, c)
 	for _, f := range c.cleanup {
 		f()
 	}
@@ -326,87 +306,6 @@ func (c *cmdCtx) key() (string, error) {
 		return "", err
 	}
 	return c.pos[0], nil
-}
-
-// maxBodyBytes is the most a 4000-code-point body can take in UTF-8; one
-// byte more proves the bound is broken without reading the rest.
-const maxBodyBytes = 4 * ledger.MaxFieldRunes
-
-// payload builds the payload from --kind, --target and --body, --body-file
-// or --payload-json, checking every rule before the ledger is opened.
-func (c *cmdCtx) payload() (ledger.Payload, error) {
-	if pj := c.str("payload-json"); pj != "" {
-		if c.str("kind") != "" || c.str("target") != "" || c.str("body") != "" || c.str("body-file") != "" {
-			return ledger.Payload{}, usagef("--payload-json replaces --kind, --target, --body and --body-file")
-		}
-		// Each field may be 4000 code points of 12 bytes once escaped
-		// (a surrogate pair), plus the object's own punctuation.
-		data, err := c.readInput(pj, 3*12*ledger.MaxFieldRunes+64)
-		if err != nil {
-			return ledger.Payload{}, err
-		}
-		return ledger.DecodePayload(data)
-	}
-	p := ledger.Payload{Kind: c.str("kind"), Target: c.str("target"), Body: c.str("body")}
-	bodySet := false
-	c.fs.Visit(func(f *flag.Flag) { bodySet = bodySet || f.Name == "body" })
-	for _, f := range []struct{ name, v string }{{"kind", p.Kind}, {"target", p.Target}} {
-		set := false
-		c.fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == f.name })
-		if !set {
-			return p, fmt.Errorf("%w: the payload field %q is required (--%s)", ledger.ErrInvalidInput, f.name, f.name)
-		}
-	}
-	bf := c.str("body-file")
-	switch {
-	case bodySet && bf != "":
-		return p, usagef("give the body with --body or --body-file, not both")
-	case bf != "":
-		data, err := c.readInput(bf, maxBodyBytes)
-		if err != nil {
-			return p, err
-		}
-		p.Body = string(data)
-	case !bodySet:
-		return p, fmt.Errorf("%w: the payload field \"body\" is required (--body, --body-file F or --body-file -)", ledger.ErrInvalidInput)
-	}
-	return p, p.Validate()
-}
-
-// readInput reads a file or stdin ("-"), refusing more than limit bytes.
-func (c *cmdCtx) readInput(name string, limit int) ([]byte, error) {
-	var r io.Reader
-	if name == "-" {
-		r = c.env.Stdin
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, fmt.Errorf("%w: read %s: %v", ledger.ErrInvalidInput, name, err)
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return nil, fmt.Errorf("%w: %s is a directory, not a file", ledger.ErrInvalidInput, name)
-		}
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: read %s: %v", ledger.ErrInvalidInput, name, err)
-	}
-	if len(data) > limit {
-		return nil, &ledger.PayloadError{Field: "body", Rule: fmt.Sprintf("must be at most %d code points (the input is longer than %d bytes)", ledger.MaxFieldRunes, limit)}
-	}
-	return data, nil
-}
-
-func payloadFlags(fs *flag.FlagSet, c *cmdCtx) {
-	c.s(fs, "kind", "payload kind (the action name policy matches)")
-	c.s(fs, "target", "payload target")
-	c.s(fs, "body", "payload body")
-	c.s(fs, "body-file", "read the body from a file, or - for stdin")
-	c.s(fs, "payload-json", "read the whole payload as JSON {kind,target,body} from a file, or - for stdin")
-	c.s(fs, "agent", "the calling agent's name")
-	c.b(fs, "redact", "retain only the payload's hashes, not its text")
 }
 
 func topUsage(w io.Writer) {

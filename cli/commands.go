@@ -3,9 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-
+	"io"
 	"strings"
 	"time"
 
@@ -21,72 +20,29 @@ var commandOrder = []string{"console", "demo", "record", "guard", "report", "sta
 
 func commands() map[string]command {
 	cs := []command{
-		{name: "console", args: "[--operator NAME] [--key FILE] [--read-only] [--witness FILE]", summary: "open the operator console", run: runConsole,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				operatorFlags(fs, c)
-				c.b(fs, "read-only", "disable every decision")
-				witnessFlag(fs, c)
-			}},
-		{name: "demo", args: "[--db PATH]", summary: "seed a scratch ledger, run simulated agents, open the console", run: runDemo,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR, else the login name)")
-				c.d(fs, "headless", 0, "run only the simulated agents for this long, without the console")
-			}},
-		{name: "record", args: "KEY --kind K --target T (--body B | --body-file F)", summary: "record an intent only", run: runRecord, flags: payloadFlags},
-		{name: "guard", args: "KEY --kind K --target T (--body B | --body-file F) [--agent A] [--lease D] [--wait D]",
-			summary: "record if new, apply policy, request approval once, issue a permit once", run: runGuard,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				payloadFlags(fs, c)
-				c.d(fs, "lease", ledger.DefaultLease, "how long the permit holder has to report")
-				c.d(fs, "wait", 0, "poll until the answer is no longer 75 (retry later) or this long passes")
-			}},
-		{name: "report", args: "KEY --permit ID --outcome succeeded|failed|unknown [--ref R] [--latency D]", summary: "report the outcome of a permitted action", run: runReport,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "permit", "the permit id guard returned")
-				c.s(fs, "outcome", "succeeded, failed or unknown")
-				c.s(fs, "ref", "a safe reference to the external effect (never the body)")
-				c.d(fs, "latency", 0, "how long the action took")
-			}},
-		{name: "status", args: "KEY", summary: "show everything known about a key", run: runStatus},
-		{name: "list", args: "[--state S] [--agent A] [--kind K] [--prefix P] [--epoch E] [--limit N]", summary: "list actions, newest first", run: runList,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "state", "only this state")
-				c.s(fs, "agent", "only this agent")
-				c.s(fs, "kind", "only this kind")
-				c.s(fs, "prefix", "only logical keys with this prefix")
-				c.s(fs, "epoch", "only keys under this epoch")
-				c.ints["limit"] = fs.Int("limit", 100, "at most this many rows (max 10000)")
-			}},
-		{name: "approve", args: "KEY [--reason R] [--operator NAME] [--key FILE]", summary: "approve a pending action", run: runDecide(true), flags: decideFlags},
-		{name: "reject", args: "KEY --reason R [--operator NAME] [--key FILE]", summary: "reject a pending action", run: runDecide(false), flags: decideFlags},
-		{name: "reconcile", args: "KEY --result executed|not-executed --note N [--operator NAME] [--key FILE]", summary: "settle an uncertain action", run: runReconcile,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "result", "executed or not-executed")
-				c.s(fs, "note", "what the operator checked (required)")
-				operatorFlags(fs, c)
-			}},
-		{name: "policy set", args: "PATTERN --mode auto|approval|deny [--ttl D] [--approvers N]", summary: "set the rule for a kind or kind glob", run: runPolicySet,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "mode", "auto, approval or deny")
-				c.d(fs, "ttl", approvals.DefaultTTL, "approval deadline for mode approval")
-				c.ints["approvers"] = fs.Int("approvers", 1, fmt.Sprintf("how many distinct operators must approve (1 to %d; mode approval)", approvals.MaxApprovers))
-				operatorFlags(fs, c)
-			}},
-		{name: "policy list", summary: "list the rules in force", run: runPolicyList},
-		{name: "epoch activate", args: "[--epoch UUID]", summary: "start a new operator epoch; new work must use hsr1:<epoch>:<key>", run: runEpochActivate,
-			flags: func(fs *flag.FlagSet, c *cmdCtx) {
-				c.s(fs, "epoch", "use this lowercase UUID instead of a random one")
-				operatorFlags(fs, c)
-			}},
-		{name: "epoch show", summary: "show the active epoch", run: runEpochShow},
-		{name: "operator init", args: "[--key FILE]", summary: "create this operator's Ed25519 key (kept if one exists) and print its public line", run: runOperatorInit, flags: keyFlag},
-		{name: "operators add", args: "NAME PUBKEY [--key FILE]", summary: "register an operator; the first makes the ledger signed, later ones are signed by an operator", run: runOperatorsAdd, flags: keyFlag},
-		{name: "operators list", summary: "list the registered operators and their keys", run: runOperatorsList},
-		{name: "operators remove", args: "NAME [--key FILE]", summary: "withdraw an operator's key (signed by an operator)", run: runOperatorsRemove, flags: keyFlag},
-		{name: "verify", args: "[--witness FILE]", summary: "prove every fact, the hash chain, payload digests and witnessed heads", run: runVerify, flags: witnessFlag},
-		{name: "export", summary: "write the evidence of every action as JSON Lines", run: runExport},
-		{name: "backup", args: "FILE [--witness FILE]", summary: "write a consistent copy of the live ledger (never replaces FILE)", run: runBackup, flags: witnessFlag},
-		{name: "migrate", summary: "create the ledger or upgrade its schema", run: runMigrate},
+		define("console", "[--operator NAME] [--key FILE] [--read-only] [--witness FILE]", "open the operator console", bindConsole, runConsole),
+		define("demo", "[--db PATH]", "seed a scratch ledger, run simulated agents, open the console", bindDemo, runDemo),
+		define("record", "KEY --kind K --target T (--body B | --body-file F)", "record an intent only", bindPayload, runRecord),
+		define("guard", "KEY --kind K --target T (--body B | --body-file F) [--agent A] [--lease D] [--wait D]",
+			"record if new, apply policy, request approval once, issue a permit once", bindGuard, runGuard),
+		define("report", "KEY --permit ID --outcome succeeded|failed|unknown [--ref R] [--latency D]", "report the outcome of a permitted action", bindReport, runReport),
+		define[noFlags]("status", "KEY", "show everything known about a key", nil, runStatus),
+		define("list", "[--state S] [--agent A] [--kind K] [--prefix P] [--epoch E] [--limit N]", "list actions, newest first", bindList, runList),
+		define("approve", "KEY [--reason R] [--operator NAME] [--key FILE]", "approve a pending action", bindDecide, runDecide(ledger.DecisionApproved)),
+		define("reject", "KEY --reason R [--operator NAME] [--key FILE]", "reject a pending action", bindDecide, runDecide(ledger.DecisionRejected)),
+		define("reconcile", "KEY --result executed|not-executed --note N [--operator NAME] [--key FILE]", "settle an uncertain action", bindReconcile, runReconcile),
+		define("policy set", "PATTERN --mode auto|approval|deny [--ttl D] [--approvers N]", "set the rule for a kind or kind glob", bindPolicySet, runPolicySet),
+		define[noFlags]("policy list", "", "list the rules in force", nil, runPolicyList),
+		define("epoch activate", "[--epoch UUID]", "start a new operator epoch; new work must use hsr1:<epoch>:<key>", bindEpoch, runEpochActivate),
+		define[noFlags]("epoch show", "", "show the active epoch", nil, runEpochShow),
+		define("operator init", "[--key FILE]", "create this operator's Ed25519 key (kept if one exists) and print its public line", bindKey, runOperatorInit),
+		define("operators add", "NAME PUBKEY [--key FILE]", "register an operator; the first makes the ledger signed, later ones are signed by an operator", bindKey, runOperatorsAdd),
+		define[noFlags]("operators list", "", "list the registered operators and their keys", nil, runOperatorsList),
+		define("operators remove", "NAME [--key FILE]", "withdraw an operator's key (signed by an operator)", bindKey, runOperatorsRemove),
+		define("verify", "[--witness FILE]", "prove every fact, the hash chain, payload digests and witnessed heads", bindWitness, runVerify),
+		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
+		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
+		define[noFlags]("migrate", "", "create the ledger or upgrade its schema", nil, runMigrate),
 	}
 	m := map[string]command{}
 	for _, c := range cs {
@@ -95,30 +51,21 @@ func commands() map[string]command {
 	return m
 }
 
-func witnessFlag(fs *flag.FlagSet, c *cmdCtx) {
-	c.s(fs, "witness", "the witness file of chain heads (default $XDG_STATE_HOME/tollgate/witness)")
-}
-
-// witnessPath is --witness, else the XDG default.
-func (c *cmdCtx) witnessPath() (string, error) {
-	if w := c.str("witness"); w != "" {
-		return w, nil
+// path is --witness, else the XDG default.
+func (w *witnessArg) path() (string, error) {
+	if w.witness != "" {
+		return w.witness, nil
 	}
 	return ledger.DefaultWitnessPath()
 }
 
-// witness records a head this process saw in the witness file.
-func (c *cmdCtx) witness(h ledger.Head, by string) error {
-	path, err := c.witnessPath()
+// record writes a head this process saw to the witness file.
+func (w *witnessArg) record(h ledger.Head, by string) error {
+	path, err := w.path()
 	if err != nil {
 		return err
 	}
 	return ledger.AppendWitness(path, h, by, time.Now())
-}
-
-func decideFlags(fs *flag.FlagSet, c *cmdCtx) {
-	c.s(fs, "reason", "why (required to reject)")
-	operatorFlags(fs, c)
 }
 
 func noArgs(c *cmdCtx) error {
@@ -128,14 +75,14 @@ func noArgs(c *cmdCtx) error {
 	return nil
 }
 
-func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
+func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
 	if c.env.Console == nil {
 		return ExitError, errors.New("this build has no console")
 	}
-	if err := ledger.CheckReviewInput(c.claimedOperator(), ""); err != nil {
+	if err := ledger.CheckReviewInput(f.claimed(c), ""); err != nil {
 		return 0, err
 	}
 	// The session's first head goes to the witness before the console
@@ -153,16 +100,16 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := c.witness(h, "console"); err != nil {
+	if err := f.record(h, "console"); err != nil {
 		return 0, err
 	}
-	opt := ConsoleOptions{DB: s.Path(), Operator: c.claimedOperator(), ReadOnly: *c.bools["read-only"],
-		Ledger: ledger.Options{ReadOnly: *c.bools["read-only"], Existing: true, Operator: c.loginName()}}
+	opt := ConsoleOptions{DB: s.Path(), Operator: f.claimed(c), ReadOnly: f.readOnly,
+		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName()}}
 	if !opt.ReadOnly {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
 			return 0, err
 		}
-		if opt.Ledger.Signers, err = c.signers(); err != nil {
+		if opt.Ledger.Signers, err = f.signers(c); err != nil {
 			return 0, err
 		}
 		// A passphrase is asked before the console takes the terminal.
@@ -177,54 +124,47 @@ func runConsole(ctx context.Context, c *cmdCtx) (int, error) {
 	return ExitOK, c.env.Console(ctx, opt)
 }
 
-func runDemo(ctx context.Context, c *cmdCtx) (int, error) {
+func runDemo(ctx context.Context, c *cmdCtx, f *demoFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
 	if c.env.Demo == nil {
 		return ExitError, errors.New("this build has no demo")
 	}
-	op := c.claimedOperator()
+	op := f.operator
+	if op == "" {
+		op = c.env.Getenv("TOLLGATE_OPERATOR")
+	}
 	if op == "" {
 		op = c.loginName()
 	}
-	return ExitOK, c.env.Demo(ctx, DemoOptions{DB: c.db, Operator: op, Headless: *c.durs["headless"]})
+	return ExitOK, c.env.Demo(ctx, DemoOptions{DB: c.db, Operator: op, Headless: f.headless})
 }
 
-func runRecord(ctx context.Context, c *cmdCtx) (int, error) {
+func runRecord(ctx context.Context, c *cmdCtx, f *payloadArgs) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	p, err := c.payload()
+	p, err := f.payload(c)
 	if err != nil {
 		return 0, err
 	}
-	opt := ledger.RecordOptions{Agent: c.str("agent"), Redact: *c.bools["redact"]}
+	opt := ledger.RecordOptions{Agent: f.agent, Redact: f.redact}
 	if _, err := ledger.CheckRecordInput(key, p, opt); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	in, err := s.Record(ctx, key, p, opt)
-	if err != nil {
-		return 0, err
-	}
-	out := map[string]any{"key": key, "logical_key": in.Key.Logical, "epoch": in.Key.Epoch, "payload_sha256": in.SHA256,
-		"created": in.Created, "replayed": in.Replayed, "state": in.State, "redacted": in.Redacted}
-	if c.json {
-		writeJSON(c.stdout, out)
-	} else {
-		verb := "recorded"
-		if in.Replayed {
-			verb = "already recorded (replayed)"
-		}
-		fmt.Fprintf(c.stdout, "%s: %s, payload sha256 %s, state %s\n", key, verb, in.SHA256, in.State)
-	}
-	return ExitOK, nil
+	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+		in, err := s.Record(ctx, key, p, opt)
+		return ok(map[string]any{"key": key, "logical_key": in.Key.Logical, "epoch": in.Key.Epoch, "payload_sha256": in.SHA256,
+			"created": in.Created, "replayed": in.Replayed, "state": in.State, "redacted": in.Redacted}, func(w io.Writer) {
+			verb := "recorded"
+			if in.Replayed {
+				verb = "already recorded (replayed)"
+			}
+			fmt.Fprintf(w, "%s: %s, payload sha256 %s, state %s\n", key, verb, in.SHA256, in.State)
+		}), err
+	})
 }
 
 func verdictExit(v ledger.Verdict) int {
@@ -243,149 +183,136 @@ func verdictExit(v ledger.Verdict) int {
 	return ExitError
 }
 
-func runGuard(ctx context.Context, c *cmdCtx) (int, error) {
+func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	p, err := c.payload()
+	p, err := f.payload(c)
 	if err != nil {
 		return 0, err
 	}
-	wait := *c.durs["wait"]
-	if wait < 0 || wait > 24*time.Hour {
-		return 0, fmt.Errorf("%w: --wait is between 0 (no waiting) and 24h (got %s)", ledger.ErrInvalidInput, wait)
+	if f.wait < 0 || f.wait > 24*time.Hour {
+		return 0, fmt.Errorf("%w: --wait is between 0 (no waiting) and 24h (got %s)", ledger.ErrInvalidInput, f.wait)
 	}
-	opt := ledger.GuardOptions{Agent: c.str("agent"), Redact: *c.bools["redact"], Lease: *c.durs["lease"]}
+	opt := ledger.GuardOptions{Agent: f.agent, Redact: f.redact, Lease: f.lease}
 	if opt.Lease == 0 {
 		return 0, fmt.Errorf("%w: a lease is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinLease, ledger.MaxLease)
 	}
 	if _, err := ledger.CheckGuardInput(key, p, opt); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
+	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+		a, err := guardWaiting(ctx, s, key, p, opt, f.wait)
+		if err != nil {
+			return answer{}, err
+		}
+		code := verdictExit(a.Verdict)
+		return answer{code: code, json: struct {
+			ledger.Answer
+			ExitCode int `json:"exit_code"`
+		}{a, code}, text: func(w io.Writer) { guardText(w, a) }}, nil
+	})
+}
+
+// guardWaiting calls Guard, and with --wait polls (backing off to 5 s)
+// until the answer is no longer retry-later or the wait has passed.
+func guardWaiting(ctx context.Context, s *ledger.Store, key string, p ledger.Payload, opt ledger.GuardOptions, wait time.Duration) (ledger.Answer, error) {
 	deadline := time.Now().Add(wait)
 	backoff := 250 * time.Millisecond
-	var a ledger.Answer
 	for {
-		a, err = s.Guard(ctx, key, p, opt)
-		if err != nil {
-			return 0, err
-		}
-		if a.Verdict != ledger.RetryLater || !time.Now().Add(backoff).Before(deadline) {
-			break
+		a, err := s.Guard(ctx, key, p, opt)
+		if err != nil || a.Verdict != ledger.RetryLater || !time.Now().Add(backoff).Before(deadline) {
+			return a, err
 		}
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return a, ctx.Err()
 		case <-time.After(backoff):
 		}
 		if backoff < 5*time.Second {
 			backoff = backoff * 3 / 2
 		}
 	}
-	code := verdictExit(a.Verdict)
-	if c.json {
-		writeJSON(c.stdout, struct {
-			ledger.Answer
-			ExitCode int `json:"exit_code"`
-		}{a, code})
-		return code, nil
-	}
-	fmt.Fprintf(c.stdout, "%s: %s (%s)", key, a.State, a.Verdict)
-	if a.Replayed {
-		fmt.Fprint(c.stdout, ", replayed")
-	}
-	if a.PermitID != "" {
-		fmt.Fprintf(c.stdout, ", permit %s until %s: execute now, then report", a.PermitID, a.LeaseUntil.Format(time.RFC3339))
-	}
-	if a.Reason != "" {
-		fmt.Fprintf(c.stdout, ": %s", safetext.Escape(a.Reason))
-	}
-	if a.SafeNewKey {
-		fmt.Fprint(c.stdout, "; a new reviewed operation needs a new key")
-	}
-	fmt.Fprintln(c.stdout)
-	return code, nil
 }
 
-func runReport(ctx context.Context, c *cmdCtx) (int, error) {
+func guardText(w io.Writer, a ledger.Answer) {
+	fmt.Fprintf(w, "%s: %s (%s)", a.Key, a.State, a.Verdict)
+	if a.Replayed {
+		fmt.Fprint(w, ", replayed")
+	}
+	if a.PermitID != "" {
+		fmt.Fprintf(w, ", permit %s until %s: execute now, then report", a.PermitID, a.LeaseUntil.Format(time.RFC3339))
+	}
+	if a.Reason != "" {
+		fmt.Fprintf(w, ": %s", safetext.Escape(a.Reason))
+	}
+	if a.SafeNewKey {
+		fmt.Fprint(w, "; a new reviewed operation needs a new key")
+	}
+	fmt.Fprintln(w)
+}
+
+func runReport(ctx context.Context, c *cmdCtx, f *reportFlags) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	if c.str("permit") == "" {
+	if f.permit == "" {
 		return 0, usagef("--permit is required")
 	}
-	o, err := ledger.ParseOutcome(c.str("outcome"))
+	o, err := ledger.ParseOutcome(f.outcome)
 	if err != nil {
 		return 0, err
 	}
-	opt := ledger.ReportOptions{Ref: c.str("ref"), Latency: *c.durs["latency"]}
+	opt := ledger.ReportOptions{Ref: f.ref, Latency: f.latency}
 	if err := ledger.CheckReportInput(key, o, opt); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	r, err := s.Report(ctx, key, c.str("permit"), o, opt)
-	if err != nil {
-		return 0, err
-	}
-	code := ExitOK
-	switch {
-	case r.State == ledger.StateReconciled:
-		code = ExitSettled
-	case r.Late:
-		code = ExitUncertain
-	}
-	if c.json {
-		writeJSON(c.stdout, struct {
+	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+		r, err := s.Report(ctx, key, f.permit, o, opt)
+		if err != nil {
+			return answer{}, err
+		}
+		code := ExitOK
+		switch {
+		case r.State == ledger.StateReconciled:
+			code = ExitSettled
+		case r.Late:
+			code = ExitUncertain
+		}
+		return answer{code: code, json: struct {
 			ledger.ReportAnswer
 			ExitCode int `json:"exit_code"`
-		}{r, code})
-		return code, nil
-	}
-	fmt.Fprintf(c.stdout, "%s: reported %s, state %s", key, r.Outcome, r.State)
-	if r.Replayed {
-		fmt.Fprint(c.stdout, " (replayed)")
-	}
-	if r.Late {
-		fmt.Fprint(c.stdout, "; late: kept as evidence, an operator reconciles")
-	}
-	if r.Disagrees {
-		fmt.Fprint(c.stdout, "; disagrees with the reconciliation: flagged for review")
-	}
-	fmt.Fprintln(c.stdout)
-	return code, nil
+		}{r, code}, text: func(w io.Writer) {
+			fmt.Fprintf(w, "%s: reported %s, state %s", key, r.Outcome, r.State)
+			if r.Replayed {
+				fmt.Fprint(w, " (replayed)")
+			}
+			if r.Late {
+				fmt.Fprint(w, "; late: kept as evidence, an operator reconciles")
+			}
+			if r.Disagrees {
+				fmt.Fprint(w, "; disagrees with the reconciliation: flagged for review")
+			}
+			fmt.Fprintln(w)
+		}}, nil
+	})
 }
 
-func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
+func runStatus(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	d, err := s.Status(ctx, key)
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, d)
-		return ExitOK, nil
-	}
-	w := c.stdout
-	fmt.Fprintf(w, "key:          %s\nlogical key:  %s\nepoch:        %s\nstate:        %s\n", key, d.Logical, orNone(d.Epoch), d.State)
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		d, err := s.Status(ctx, key)
+		return ok(d, func(w io.Writer) { statusText(w, d) }), err
+	})
+}
+
+func statusText(w io.Writer, d ledger.Detail) {
+	fmt.Fprintf(w, "key:          %s\nlogical key:  %s\nepoch:        %s\nstate:        %s\n", d.Key, d.Logical, orNone(d.Epoch), d.State)
 	fmt.Fprintf(w, "agent:        %s\nkind:         %s\npayload:      sha256 %s", safetext.Escape(orNone(d.Agent)), safetext.Escape(orNone(d.Kind)), d.SHA256)
 	switch {
 	case !d.Retained:
@@ -427,7 +354,6 @@ func runStatus(ctx context.Context, c *cmdCtx) (int, error) {
 	for _, e := range d.Events {
 		fmt.Fprintf(w, "  %s  %-20s %s\n", ts(e.At), e.Type, safetext.Escape(e.Actor))
 	}
-	return ExitOK, nil
 }
 
 func ts(t time.Time) string {
@@ -444,154 +370,115 @@ func orNone(s string) string {
 	return s
 }
 
-func runList(ctx context.Context, c *cmdCtx) (int, error) {
+func runList(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	f := ledger.Filter{Agent: c.str("agent"), Kind: c.str("kind"), KeyPrefix: c.str("prefix"), Epoch: c.str("epoch"), Limit: *c.ints["limit"]}
-	if f.Limit < 1 || f.Limit > 10000 {
-		return 0, fmt.Errorf("%w: --limit is between 1 and 10000 (got %d)", ledger.ErrInvalidInput, f.Limit)
+	filter := ledger.Filter{Agent: f.agent, Kind: f.kind, KeyPrefix: f.prefix, Epoch: f.epoch, Limit: f.limit}
+	if filter.Limit < 1 || filter.Limit > 10000 {
+		return 0, fmt.Errorf("%w: --limit is between 1 and 10000 (got %d)", ledger.ErrInvalidInput, filter.Limit)
 	}
-	if st := c.str("state"); st != "" {
+	if f.state != "" {
 		var err error
-		if f.State, err = ledger.ParseState(st); err != nil {
+		if filter.State, err = ledger.ParseState(f.state); err != nil {
 			return 0, err
 		}
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	rows, err := s.List(ctx, f)
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		rows, err := s.List(ctx, filter)
 		if rows == nil {
 			rows = []ledger.Row{}
 		}
-		writeJSON(c.stdout, rows)
-		return ExitOK, nil
-	}
-	for _, r := range rows {
-		fmt.Fprintf(c.stdout, "%-11s %-40s %-16s %s\n", r.State, r.Key, safetext.Escape(r.Kind), safetext.Escape(r.Agent))
-	}
-	return ExitOK, nil
+		return ok(rows, func(w io.Writer) {
+			for _, r := range rows {
+				fmt.Fprintf(w, "%-11s %-40s %-16s %s\n", r.State, r.Key, safetext.Escape(r.Kind), safetext.Escape(r.Agent))
+			}
+		}), err
+	})
 }
 
-func runDecide(approve bool) func(ctx context.Context, c *cmdCtx) (int, error) {
-	return func(ctx context.Context, c *cmdCtx) (int, error) {
+func runDecide(decision ledger.DecisionKind) func(context.Context, *cmdCtx, *decideFlags) (int, error) {
+	return func(ctx context.Context, c *cmdCtx, f *decideFlags) (int, error) {
 		key, err := c.key()
 		if err != nil {
 			return 0, err
 		}
-		if !approve && strings.TrimSpace(c.str("reason")) == "" {
+		if decision == ledger.DecisionRejected && strings.TrimSpace(f.reason) == "" {
 			return 0, usagef("--reason is required to reject")
 		}
-		decision := ledger.DecisionRejected
-		if approve {
-			decision = ledger.DecisionApproved
-		}
-		if err := ledger.CheckDecisionInput(key, c.claimedOperator(), decision, c.str("reason")); err != nil {
+		op := f.claimed(c)
+		if err := ledger.CheckDecisionInput(key, op, decision, f.reason); err != nil {
 			return 0, err
 		}
-		s, err := c.openOperator(ctx)
-		if err != nil {
-			return 0, err
-		}
-		defer s.Close()
-		var d ledger.Decision
-		if approve {
-			d, err = s.Approve(ctx, key, c.claimedOperator(), c.str("reason"))
-		} else {
-			d, err = s.Reject(ctx, key, c.claimedOperator(), c.str("reason"))
-		}
-		if err != nil {
-			return 0, err
-		}
-		if c.json {
-			writeJSON(c.stdout, d)
-		} else {
-			fmt.Fprintf(c.stdout, "%s: %s by %s, %s", key, d.Decision, safetext.Escape(d.Operator), safetext.Escape(d.Proof.String()))
-			if d.State == ledger.StatePending {
-				fmt.Fprintf(c.stdout, "; %d of %d approvals, still pending", d.Approvals, d.Approvers)
+		return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+			decide := s.Approve
+			if decision == ledger.DecisionRejected {
+				decide = s.Reject
 			}
-			fmt.Fprintln(c.stdout)
-		}
-		return ExitOK, nil
+			d, err := decide(ctx, key, op, f.reason)
+			return ok(d, func(w io.Writer) {
+				fmt.Fprintf(w, "%s: %s by %s, %s", key, d.Decision, safetext.Escape(d.Operator), safetext.Escape(d.Proof.String()))
+				if d.State == ledger.StatePending {
+					fmt.Fprintf(w, "; %d of %d approvals, still pending", d.Approvals, d.Approvers)
+				}
+				fmt.Fprintln(w)
+			}), err
+		})
 	}
 }
 
-func runReconcile(ctx context.Context, c *cmdCtx) (int, error) {
+func runReconcile(ctx context.Context, c *cmdCtx, f *reconcileFlags) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	if c.str("note") == "" {
+	if f.note == "" {
 		return 0, usagef("--note is required")
 	}
-	result := ledger.Result(c.str("result"))
-	if err := ledger.CheckReconcileInput(key, result, c.claimedOperator(), c.str("note")); err != nil {
+	result, op := ledger.Result(f.result), f.claimed(c)
+	if err := ledger.CheckReconcileInput(key, result, op, f.note); err != nil {
 		return 0, err
 	}
-	s, err := c.openOperator(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	r, err := s.Reconcile(ctx, key, result, c.claimedOperator(), c.str("note"))
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, r)
-	} else {
-		fmt.Fprintf(c.stdout, "%s: reconciled %s by %s, %s\n", key, r.Result, safetext.Escape(r.Operator), safetext.Escape(r.Proof.String()))
-		if r.Disagrees {
-			fmt.Fprintln(c.stdout, "a late report disagrees with this result: flagged for review")
-		}
-	}
-	return ExitOK, nil
+	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		r, err := s.Reconcile(ctx, key, result, op, f.note)
+		return ok(r, func(w io.Writer) {
+			fmt.Fprintf(w, "%s: reconciled %s by %s, %s\n", key, r.Result, safetext.Escape(r.Operator), safetext.Escape(r.Proof.String()))
+			if r.Disagrees {
+				fmt.Fprintln(w, "a late report disagrees with this result: flagged for review")
+			}
+		}), err
+	})
 }
 
-func runPolicySet(ctx context.Context, c *cmdCtx) (int, error) {
+func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error) {
 	if len(c.pos) != 1 {
 		return 0, usagef("expected exactly one PATTERN argument")
 	}
-	mode, err := approvals.ParseMode(c.str("mode"))
+	mode, err := approvals.ParseMode(f.mode)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
 	}
-	ttl := *c.durs["ttl"]
+	ttl := f.ttl
 	switch {
 	case mode != approvals.Approval:
 		ttl = 0
 	case ttl == 0:
 		return 0, fmt.Errorf("%w: a TTL is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinTTL, ledger.MaxTTL)
 	}
-	rule := approvals.Rule{Pattern: c.pos[0], Mode: mode, TTL: ttl, Approvers: *c.ints["approvers"]}
+	rule := approvals.Rule{Pattern: c.pos[0], Mode: mode, TTL: ttl, Approvers: f.approvers}
 	if rule.Approvers < 1 {
 		return 0, fmt.Errorf("%w: --approvers is between 1 and %d (got %d)", ledger.ErrInvalidInput, approvals.MaxApprovers, rule.Approvers)
 	}
-	if err := ledger.CheckPolicyInput(rule, c.claimedOperator()); err != nil {
+	op := f.claimed(c)
+	if err := ledger.CheckPolicyInput(rule, op); err != nil {
 		return 0, err
 	}
-	s, err := c.openOperator(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	r, err := s.SetPolicy(ctx, rule, c.claimedOperator())
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, ruleJSON(r))
-	} else {
-		fmt.Fprintf(c.stdout, "rule %d: %s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), r.Mode, ttlText(r))
-	}
-	return ExitOK, nil
+	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		r, err := s.SetPolicy(ctx, rule, op)
+		return ok(ruleJSON(r), func(w io.Writer) {
+			fmt.Fprintf(w, "rule %d: %s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), r.Mode, ttlText(r))
+		}), err
+	})
 }
 
 func ttlText(r approvals.Rule) string {
@@ -608,88 +495,65 @@ func ruleJSON(r approvals.Rule) map[string]any {
 	return map[string]any{"id": r.ID, "pattern": r.Pattern, "mode": r.Mode, "ttl_seconds": int64(r.TTL.Seconds()), "approvers": max(r.Approvers, 1)}
 }
 
-func runPolicyList(ctx context.Context, c *cmdCtx) (int, error) {
+func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	rules, err := s.Policies(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		rules, err := s.Policies(ctx)
 		out := []map[string]any{}
 		for _, r := range rules {
 			out = append(out, ruleJSON(r))
 		}
-		writeJSON(c.stdout, map[string]any{"rules": out, "default": ruleJSON(approvals.DefaultRule())})
-		return ExitOK, nil
-	}
-	for _, r := range rules {
-		fmt.Fprintf(c.stdout, "%-30s %s%s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r))
-	}
-	def := approvals.DefaultRule()
-	fmt.Fprintf(c.stdout, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
-	return ExitOK, nil
+		def := approvals.DefaultRule()
+		return ok(map[string]any{"rules": out, "default": ruleJSON(def)}, func(w io.Writer) {
+			for _, r := range rules {
+				fmt.Fprintf(w, "%-30s %s%s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r))
+			}
+			fmt.Fprintf(w, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
+		}), err
+	})
 }
 
-func runEpochActivate(ctx context.Context, c *cmdCtx) (int, error) {
+func runEpochActivate(ctx context.Context, c *cmdCtx, f *epochFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	if err := ledger.CheckEpochInput(c.str("epoch"), c.claimedOperator()); err != nil {
+	op := f.claimed(c)
+	if err := ledger.CheckEpochInput(f.epoch, op); err != nil {
 		return 0, err
 	}
-	s, err := c.openOperator(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	e, err := s.ActivateEpoch(ctx, c.str("epoch"), c.claimedOperator())
-	if err != nil {
-		return 0, err
-	}
-	return printEpoch(c, e), nil
+	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		e, err := s.ActivateEpoch(ctx, f.epoch, op)
+		return epochAnswer(e), err
+	})
 }
 
-func printEpoch(c *cmdCtx, e ledger.EpochInfo) int {
-	if c.json {
-		writeJSON(c.stdout, map[string]any{"epoch": e.Epoch, "operator": e.Operator, "activated_at": e.Activated, "active": e.Epoch != ""})
-		return ExitOK
-	}
-	if e.Epoch == "" {
-		fmt.Fprintln(c.stdout, "no epoch active: plain logical keys are admitted")
-		return ExitOK
-	}
-	fmt.Fprintf(c.stdout, "epoch %s activated by %s at %s\nnew work must use hsr1:%s:<logical-key>\n", e.Epoch, safetext.Escape(e.Operator), ts(e.Activated), e.Epoch)
-	return ExitOK
+func epochAnswer(e ledger.EpochInfo) answer {
+	return ok(map[string]any{"epoch": e.Epoch, "operator": e.Operator, "activated_at": e.Activated, "active": e.Epoch != ""}, func(w io.Writer) {
+		if e.Epoch == "" {
+			fmt.Fprintln(w, "no epoch active: plain logical keys are admitted")
+			return
+		}
+		fmt.Fprintf(w, "epoch %s activated by %s at %s\nnew work must use hsr1:%s:<logical-key>\n", e.Epoch, safetext.Escape(e.Operator), ts(e.Activated), e.Epoch)
+	})
 }
 
-func runEpochShow(ctx context.Context, c *cmdCtx) (int, error) {
+func runEpochShow(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	e, err := s.Epoch(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return printEpoch(c, e), nil
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		e, err := s.Epoch(ctx)
+		return epochAnswer(e), err
+	})
 }
 
-func runVerify(ctx context.Context, c *cmdCtx) (int, error) {
+func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	wpath, err := c.witnessPath()
+	wpath, err := f.path()
 	if err != nil {
 		return 0, err
 	}
@@ -697,80 +561,63 @@ func runVerify(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	rep, err := s.Verify(ctx, heads...)
-	if err != nil {
-		return 0, err
-	}
-	rep.Problems = append(rep.Problems, bad...)
-	code := ExitOK
-	if !rep.OK() {
-		code = ExitError
-	} else if err := c.witness(rep.Head(), "verify"); err != nil {
-		// Only a head that verified is witnessed: a witness must never
-		// vouch for a chain that did not hold.
-		return 0, err
-	}
-	if c.json {
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		rep, err := s.Verify(ctx, heads...)
+		if err != nil {
+			return answer{}, err
+		}
+		rep.Problems = append(rep.Problems, bad...)
+		code := ExitOK
+		if !rep.OK() {
+			code = ExitError
+		} else if err := f.record(rep.Head(), "verify"); err != nil {
+			// Only a head that verified is witnessed: a witness must never
+			// vouch for a chain that did not hold.
+			return answer{}, err
+		}
 		if rep.Problems == nil {
 			rep.Problems = []ledger.Problem{}
 		}
-		writeJSON(c.stdout, struct {
+		return answer{code: code, json: struct {
 			ledger.VerifyReport
 			OK bool `json:"ok"`
-		}{rep, rep.OK()})
-		return code, nil
-	}
-	fmt.Fprintf(c.stdout, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\n",
-		rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath))
-	for _, p := range rep.Problems {
-		fmt.Fprintf(c.stdout, "PROBLEM %s\n", safetext.Escape(p.String()))
-	}
-	if rep.OK() {
-		fmt.Fprintln(c.stdout, "ok")
-	}
-	return code, nil
+		}{rep, rep.OK()}, text: func(w io.Writer) {
+			fmt.Fprintf(w, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\n",
+				rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath))
+			for _, p := range rep.Problems {
+				fmt.Fprintf(w, "PROBLEM %s\n", safetext.Escape(p.String()))
+			}
+			if rep.OK() {
+				fmt.Fprintln(w, "ok")
+			}
+		}}, nil
+	})
 }
 
-func runMigrate(ctx context.Context, c *cmdCtx) (int, error) {
+func runMigrate(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, false)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	h, err := s.Head(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK})
-	} else {
-		fmt.Fprintf(c.stdout, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
-	}
-	return ExitOK, nil
+	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+		h, err := s.Head(ctx)
+		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
+			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
+		}), err
+	})
 }
 
-func runExport(ctx context.Context, c *cmdCtx) (int, error) {
+func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	_, err = s.Export(ctx, c.stdout)
-	return ExitOK, err
+	// Export streams its lines itself: the answer prints nothing more.
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		_, err := s.Export(ctx, c.stdout)
+		return answer{}, err
+	})
 }
 
-func runBackup(ctx context.Context, c *cmdCtx) (int, error) {
+func runBackup(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	if len(c.pos) != 1 {
 		return 0, usagef("expected exactly one FILE argument")
 	}
@@ -778,22 +625,18 @@ func runBackup(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A backup reads first: the ledger must exist at this build's schema.
 	s, err := ledger.Open(ctx, path, ledger.Options{Existing: true})
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
-	h, err := s.Backup(ctx, c.pos[0])
-	if err != nil {
-		return 0, err
-	}
-	if err := c.witness(h, "backup"); err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, map[string]any{"backup": c.pos[0], "ok": true, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash, "exit_code": ExitOK})
-	} else {
-		fmt.Fprintf(c.stdout, "backup written to %s (%d events, head %s)\n", safetext.Escape(c.pos[0]), h.Seq, h.Hash)
-	}
-	return ExitOK, nil
+	return runWith(c, s, func(s *ledger.Store) (answer, error) {
+		h, err := s.Backup(ctx, c.pos[0])
+		if err == nil {
+			err = f.record(h, "backup")
+		}
+		return ok(map[string]any{"backup": c.pos[0], "ok": true, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash, "exit_code": ExitOK}, func(w io.Writer) {
+			fmt.Fprintf(w, "backup written to %s (%d events, head %s)\n", safetext.Escape(c.pos[0]), h.Seq, h.Hash)
+		}), err
+	})
 }

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 
@@ -15,23 +15,11 @@ import (
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
-// operatorFlags are the flags of every operator-authored command: the
-// name claimed (on a signed ledger the key's registered name decides)
-// and the key to sign with.
-func operatorFlags(fs *flag.FlagSet, c *cmdCtx) {
-	c.s(fs, "operator", "operator name (default $TOLLGATE_OPERATOR; on a signed ledger the key's registered name, else the login name)")
-	keyFlag(fs, c)
-}
-
-func keyFlag(fs *flag.FlagSet, c *cmdCtx) {
-	c.s(fs, "key", "operator private key file (default $TOLLGATE_OPERATOR_KEY, else ssh-agent's keys and the key operator init made)")
-}
-
-// claimedOperator is the name given with --operator or TOLLGATE_OPERATOR,
-// empty when none was: then the key's registered name is used.
-func (c *cmdCtx) claimedOperator() string {
-	if op := c.str("operator"); op != "" {
-		return op
+// claimed is the name given with --operator or TOLLGATE_OPERATOR, empty
+// when none was: then the key's registered name is used.
+func (o *operatorArgs) claimed(c *cmdCtx) string {
+	if o.operator != "" {
+		return o.operator
 	}
 	return c.env.Getenv("TOLLGATE_OPERATOR")
 }
@@ -47,9 +35,9 @@ func (c *cmdCtx) loginName() string {
 
 // keyPath is --key, else TOLLGATE_OPERATOR_KEY; explicit says whether one
 // was given, else it is the default path from operator init.
-func (c *cmdCtx) keyPath() (path string, explicit bool, err error) {
-	if p := c.str("key"); p != "" {
-		return p, true, nil
+func (k *keyArg) keyPath(c *cmdCtx) (path string, explicit bool, err error) {
+	if k.key != "" {
+		return k.key, true, nil
 	}
 	if p := c.env.Getenv("TOLLGATE_OPERATOR_KEY"); p != "" {
 		return p, true, nil
@@ -63,8 +51,8 @@ func (c *cmdCtx) keyPath() (path string, explicit bool, err error) {
 // place, so the file is not decrypted. Without one: every Ed25519 key in
 // ssh-agent, then the default key file if it exists. The ledger picks the
 // first that is a registered operator.
-func (c *cmdCtx) signers() ([]ssh.Signer, error) {
-	path, explicit, err := c.keyPath()
+func (k *keyArg) signers(c *cmdCtx) ([]ssh.Signer, error) {
+	path, explicit, err := k.keyPath(c)
 	if err != nil {
 		return nil, err
 	}
@@ -118,21 +106,26 @@ func (c *cmdCtx) anchor() (*opkeys.Anchor, error) {
 	return a, nil
 }
 
-// openOperator opens the ledger for an operator-authored write, with the
-// operator's keys, the anchor and the login name as the unsigned default.
-func (c *cmdCtx) openOperator(ctx context.Context) (*ledger.Store, error) {
-	signers, err := c.signers()
+// asOperator is the one runner for operator-authored writes: it opens the
+// ledger with the operator's keys, the anchor and the login name as the
+// unsigned default, then runs fn as withLedger does.
+func (k *keyArg) asOperator(ctx context.Context, c *cmdCtx, fn func(*ledger.Store) (answer, error)) (int, error) {
+	signers, err := k.signers(c)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return c.openWith(ctx, ledger.Options{OneShot: true, Signers: signers, Operator: c.loginName()})
+	s, err := c.openWith(ctx, ledger.Options{OneShot: true, Signers: signers, Operator: c.loginName()})
+	if err != nil {
+		return 0, err
+	}
+	return runWith(c, s, fn)
 }
 
-func runOperatorInit(ctx context.Context, c *cmdCtx) (int, error) {
+func runOperatorInit(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	path, _, err := c.keyPath()
+	path, _, err := f.keyPath(c)
 	if err != nil {
 		return 0, err
 	}
@@ -144,87 +137,62 @@ func runOperatorInit(ctx context.Context, c *cmdCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if c.json {
-		writeJSON(c.stdout, map[string]any{"key_file": path, "created": created, "public_key": opkeys.Line(pub), "fingerprint": opkeys.Fingerprint(pub)})
-		return ExitOK, nil
-	}
-	verb := "created"
-	if !created {
-		verb = "exists, kept"
-	}
-	fmt.Fprintf(c.stdout, "%s: %s\n%s\nregister it: tollgate operators add NAME '%s'\n", safetext.Escape(path), verb, opkeys.Line(pub), opkeys.Line(pub))
+	line := opkeys.Line(pub)
+	c.print(ok(map[string]any{"key_file": path, "created": created, "public_key": line, "fingerprint": opkeys.Fingerprint(pub)}, func(w io.Writer) {
+		verb := "created"
+		if !created {
+			verb = "exists, kept"
+		}
+		fmt.Fprintf(w, "%s: %s\n%s\nregister it: tollgate operators add NAME '%s'\n", safetext.Escape(path), verb, line, line)
+	}))
 	return ExitOK, nil
 }
 
-func runOperatorsAdd(ctx context.Context, c *cmdCtx) (int, error) {
+func runOperatorsAdd(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {
 	if len(c.pos) != 2 {
 		return 0, usagef("expected NAME and PUBKEY (one quoted line: 'ssh-ed25519 AAAA...')")
 	}
 	if _, err := opkeys.ParsePublicKey(c.pos[1]); err != nil {
 		return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
 	}
-	s, err := c.openOperator(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	op, err := s.AddOperator(ctx, c.pos[0], c.pos[1])
-	if err != nil {
-		return 0, err
-	}
-	return printOperator(c, "added", op), nil
+	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		op, err := s.AddOperator(ctx, c.pos[0], c.pos[1])
+		return operatorAnswer("added", op), err
+	})
 }
 
-func runOperatorsRemove(ctx context.Context, c *cmdCtx) (int, error) {
+func runOperatorsRemove(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {
 	if len(c.pos) != 1 {
 		return 0, usagef("expected exactly one NAME")
 	}
-	s, err := c.openOperator(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	op, err := s.RemoveOperator(ctx, c.pos[0])
-	if err != nil {
-		return 0, err
-	}
-	return printOperator(c, "removed", op), nil
+	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		op, err := s.RemoveOperator(ctx, c.pos[0])
+		return operatorAnswer("removed", op), err
+	})
 }
 
-func printOperator(c *cmdCtx, verb string, op ledger.Operator) int {
-	if c.json {
-		writeJSON(c.stdout, map[string]any{verb: op})
-	} else {
-		fmt.Fprintf(c.stdout, "operator %s %s (%s)\n", safetext.Escape(op.Name), verb, op.Fingerprint)
-	}
-	return ExitOK
+func operatorAnswer(verb string, op ledger.Operator) answer {
+	return ok(map[string]any{verb: op}, func(w io.Writer) {
+		fmt.Fprintf(w, "operator %s %s (%s)\n", safetext.Escape(op.Name), verb, op.Fingerprint)
+	})
 }
 
-func runOperatorsList(ctx context.Context, c *cmdCtx) (int, error) {
+func runOperatorsList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.open(ctx, true)
-	if err != nil {
-		return 0, err
-	}
-	defer s.Close()
-	set, err := s.Operators(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if c.json {
-		writeJSON(c.stdout, set)
-		return ExitOK, nil
-	}
-	if !set.Signed {
-		fmt.Fprintln(c.stdout, "no operators: decisions unsigned (register one: tollgate operators add NAME PUBKEY)")
-	}
-	for _, o := range set.Operators {
-		fmt.Fprintf(c.stdout, "%-20s %s  %s  added %s\n", safetext.Escape(o.Name), o.Fingerprint, o.PublicKey, ts(o.Added))
-	}
-	for _, p := range set.Problems {
-		fmt.Fprintln(c.stdout, "INVALID "+safetext.Escape(p.String()))
-	}
-	return ExitOK, nil
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		set, err := s.Operators(ctx)
+		return ok(set, func(w io.Writer) {
+			if !set.Signed {
+				fmt.Fprintln(w, "no operators: decisions unsigned (register one: tollgate operators add NAME PUBKEY)")
+			}
+			for _, o := range set.Operators {
+				fmt.Fprintf(w, "%-20s %s  %s  added %s\n", safetext.Escape(o.Name), o.Fingerprint, o.PublicKey, ts(o.Added))
+			}
+			for _, p := range set.Problems {
+				fmt.Fprintln(w, "INVALID "+safetext.Escape(p.String()))
+			}
+		}), err
+	})
 }
