@@ -14,6 +14,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/tollgate-dev/tollgate/internal/testdata"
 )
 
 // TestEveryBoundRefusedBeforeTheLedger: each out-of-bounds value is
@@ -134,7 +136,12 @@ func fileKinds(t *testing.T) map[string]string {
 	kinds["another app with events"] = filepath.Join(dir, "app2.db")
 	sqlExec(t, kinds["another app with events"], "CREATE TABLE intents(action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL, status TEXT NOT NULL); CREATE TABLE events(id INTEGER)")
 	kinds["fixture"] = filepath.Join(dir, "fixture.db")
-	sqlExec(t, kinds["fixture"], "CREATE TABLE IF NOT EXISTS intents (action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL, status TEXT NOT NULL CHECK(status = 'recorded')); INSERT INTO intents VALUES ('fixture-article-v1', '"+strings.Repeat("a", 64)+"', 'recorded')")
+	seed, err := sql.Open("sqlite", kinds["fixture"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	testdata.WriteSeedLedger(t, seed, strings.Repeat("a", 64), "fixture-article-v1")
+	seed.Close()
 	kinds["ledger"] = filepath.Join(dir, "ledger.db")
 	cmd := exec.Command(bin, "--db", kinds["ledger"], "record", "k", "--kind", "a", "--target", "t", "--body", "b")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -298,5 +305,24 @@ func TestWitnessCatchesACutTail(t *testing.T) {
 	r = run(t, db, "", "verify", "--witness", filepath.Join(t.TempDir(), "none"))
 	if strings.Contains(r.stdout, "a witnessed head (event") {
 		t.Fatalf("an empty witness reported a head: %s", r.stdout)
+	}
+}
+
+// TestCorpusEscapedInStatus: every string of the shared corpus, stored as
+// a kind, is shown by status exactly as the corpus says, never raw.
+func TestCorpusEscapedInStatus(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ledger.db")
+	for i, h := range testdata.HostileStrings(t) {
+		key := "corpus:" + strconv.Itoa(i)
+		if r := run(t, db, "", "record", key, "--kind", h.Text, "--target", "t", "--body", "b"); r.code != 0 {
+			t.Fatalf("%s: record exit %d: %s", h.Name, r.code, r.stderr)
+		}
+		out := run(t, db, "", "status", key).stdout
+		if !strings.Contains(out, "kind:         "+h.Escaped+"\n") {
+			t.Errorf("%s: status does not show the kind as %q:\n%s", h.Name, h.Escaped, out)
+		}
+		if h.Text != h.Escaped && strings.Contains(out, h.Text) {
+			t.Errorf("%s: status printed the raw text", h.Name)
+		}
 	}
 }

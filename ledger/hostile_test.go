@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/testdata"
 )
 
 // TestHostileBodiesStoredVerbatim: SQL-shaped text, NUL bytes and the
@@ -75,5 +76,23 @@ func TestStateMachineTablesAppendOnly(t *testing.T) {
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestHostileCorpusRoundTrips: every string of the shared corpus
+// (testdata/hostile.json) is stored and returned byte for byte in each
+// payload field: escaping is for display, never for storage.
+func TestHostileCorpusRoundTrips(t *testing.T) {
+	s, _ := openTest(t)
+	for i, h := range testdata.HostileStrings(t) {
+		p := Payload{Kind: "k" + h.Text, Target: h.Text, Body: h.Text}
+		key := fmt.Sprintf("corpus:%d", i)
+		if _, err := s.Record(ctx, key, p, RecordOptions{}); err != nil {
+			t.Fatalf("%s: %v", h.Name, err)
+		}
+		d, err := s.Status(ctx, key)
+		if err != nil || d.Payload == nil || *d.Payload != p || d.Kind != p.Kind {
+			t.Fatalf("%s did not round-trip: %+v %v", h.Name, d.Payload, err)
+		}
 	}
 }

@@ -166,6 +166,16 @@ func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
 			}
 		}
 	}
+	// The request's decision is the vote that decided it: the quorum's
+	// last approval or the rejection.
+	if dec := d.Decision; dec != nil {
+		dec.Approvals, dec.Approvers, dec.State = d.Approvals(), max(d.Approvers, 1), State(dec.Decision)
+		for _, v := range d.Votes {
+			if v.Decision == dec.Decision && v.Operator == dec.Operator {
+				dec.Proof = v.Proof
+			}
+		}
+	}
 	if d.Reconcile != nil {
 		var sig sigRow
 		var seq int64

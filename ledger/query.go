@@ -307,6 +307,9 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 		if err != nil {
 			return err
 		}
+		if d.Reports == nil {
+			d.Reports = []ReportRow{} // an empty list, not null, in JSON
+		}
 		var rc Reconciliation
 		if err := tx.QueryRowContext(ctx, "SELECT result, operator, note, at_ms FROM reconciliations WHERE action_key = ?", key).Scan(&rc.Result, &rc.Operator, &rc.Note, &at); err == nil {
 			rc.Key, rc.At = key, fromMS(at)

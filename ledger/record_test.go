@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tollgate-dev/tollgate/internal/testdata"
 )
 
 func TestRecordCreateReplayConflict(t *testing.T) {
@@ -112,11 +114,9 @@ func TestRecordRefusesBadInputBeforeSQL(t *testing.T) {
 	}
 }
 
-// fixtureSQL is the seed fixture's two statements, reproduced.
-const fixtureCreate = `CREATE TABLE IF NOT EXISTS intents (
-            action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL,
-            status TEXT NOT NULL CHECK(status = 'recorded'))`
-const fixtureInsert = "INSERT INTO intents VALUES (?, ?, 'recorded') ON CONFLICT(action_key) DO NOTHING"
+// fixtureCreate and fixtureInsert are the seed fixture's two statements,
+// from testdata/seed_fixture.sql.
+var fixtureCreate, fixtureInsert = testdata.SeedFixture()
 
 // fixturePython records an intent the way the seed fixture does, with the
 // system's Python and its own SQLite library.
@@ -173,15 +173,8 @@ func TestFixtureRecordsIntoTollgateLedger(t *testing.T) {
 func TestOpenFixtureMadeLedger(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fixture.db")
 	db := rawDB(t, path)
-	if _, err := db.Exec(fixtureCreate); err != nil {
-		t.Fatal(err)
-	}
 	p := Payload{Kind: "draft", Target: "fixture-article", Body: "Fixture text"}
-	for _, k := range []string{"fixture-article-v1", "fixture-article-v2"} {
-		if _, err := db.Exec(fixtureInsert, k, p.Digest()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testdata.WriteSeedLedger(t, db, p.Digest(), "fixture-article-v1", "fixture-article-v2")
 	db.Close()
 	s, err := Open(ctx, path, Options{})
 	if err != nil {

@@ -7,34 +7,19 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tollgate-dev/tollgate/internal/testdata"
 )
 
 func TestEscape(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text / < > &", "plain text / < > &"},
-		{"approve=NO\rapprove=YES", `approve=NO\rapprove=YES`},
-		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},                           // CSI clear screen
-		{"\x1b]0;owned\x07", `\x1b]0;owned\x07`},                     // OSC window title
-		{"\x1b]8;;http://x\x1b\\link", `\x1b]8;;http://x\x1b\\link`}, // OSC 8 with ST
-		{"\x1b]0;unterminated", `\x1b]0;unterminated`},
-		{"\x1bP1$r\x1b\\", `\x1bP1$r\x1b\\`},   // DCS
-		{"\u009b31m", `\u009b31m`},             // C1 CSI
-		{"\u009d0;t\u009c", `\u009d0;t\u009c`}, // C1 OSC and ST
-		{"ab\bc\x7f", `ab\bc\x7f`},
-		{"pay\u202eusd.exe", `pay\u202eusd.exe`}, // bidi override
-		{"a\u2066b\u2069", `a\u2066b\u2069`},     // isolates
-		{"zero\u200bwidth\ufeff", `zero\u200bwidth\ufeff`},
-		{"tab\tnl\n", `tab\tnl\n`},
-		{`back\slash`, `back\\slash`},
-		{"bad\xffbyte", `bad\xffbyte`},
-		{"émoji 😀 中文", "émoji 😀 中文"},
-		{"\u2028", `\u2028`},
-		{"\U000e0001tag", `\U000e0001tag`}, // language tag, a format character
-	}
-	for _, tc := range tests {
-		if got := Escape(tc.in); got != tc.want {
-			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+	for _, h := range testdata.HostileStrings(t) {
+		if got := Escape(h.Text); got != h.Escaped {
+			t.Errorf("%s: Escape(%q) = %q, want %q", h.Name, h.Text, got, h.Escaped)
 		}
+	}
+	// Invalid UTF-8 cannot be written in the corpus's JSON.
+	if got := Escape("bad\xffbyte"); got != `bad\xffbyte` {
+		t.Errorf("invalid UTF-8: %q", got)
 	}
 	if got := EscapeMultiline("a\nb\rc"); got != "a\\n\nb\\rc" {
 		t.Errorf("multiline = %q", got)

@@ -19,6 +19,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/testdata"
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
@@ -583,5 +584,25 @@ func TestQuittingCancelsQueries(t *testing.T) {
 		if !strings.Contains(m.lastErr, "canceled") {
 			t.Fatalf("%s: the error line says %q", name, m.lastErr)
 		}
+	}
+}
+
+// TestCorpusEscapedInConsole: every string of the shared corpus, as a
+// payload's target, is drawn exactly as the corpus says and never raw.
+func TestCorpusEscapedInConsole(t *testing.T) {
+	for _, h := range testdata.HostileStrings(t) {
+		t.Run(h.Name, func(t *testing.T) {
+			f := newFixture(t)
+			a, err := f.s.Guard(ctx, "refund:c-1", ledger.Payload{Kind: "refund", Target: h.Text, Body: "b"}, ledger.GuardOptions{Agent: "bot"})
+			if err != nil || a.State != ledger.StatePending {
+				t.Fatalf("guard: %+v %v", a, err)
+			}
+			tm := f.console(200, 40, true, "alice")
+			waitFor(t, tm, "target "+h.Escaped)
+			frame := final(t, tm)
+			if h.Text != h.Escaped && strings.Contains(frame, h.Text) {
+				t.Fatalf("the raw text reached the frame")
+			}
+		})
 	}
 }
