@@ -28,13 +28,12 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 			return 0, fmt.Errorf("key %s: %w", it.Key, err)
 		}
 	}
-	err = s.write(ctx, func(tx *Tx) error {
-		conflicts = 0
-		now := ms(s.now())
+	return write(ctx, s, func(tx *Tx) (int, error) {
+		conflicts, now := 0, tx.now
 		for i, it := range items {
 			in, ce, fe, err := recordTx(ctx, tx, keys[i], it.Payload, it.Payload.Digest(), RecordOptions{Agent: it.Agent}, now)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if ce != nil || fe != nil {
 				conflicts++
@@ -44,10 +43,9 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 				continue
 			}
 			if _, _, err := guardTx(ctx, tx, keys[i], in, GuardOptions{Agent: it.Agent, Lease: DefaultLease}, s.anchor, now); err != nil {
-				return err
+				return 0, err
 			}
 		}
-		return nil
+		return conflicts, nil
 	})
-	return conflicts, err
 }

@@ -90,7 +90,8 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 		epoch = newUUID()
 	}
 	var out EpochInfo
-	_, err := s.signedWrite(ctx, operator, statement{Fact: "epochs", Act: "activate " + epoch}, func(tx *Tx, op string, now int64) (*factRef, error) {
+	_, err := s.signedWrite(ctx, operator, statement{Fact: "epochs", Act: "activate " + epoch}, func(tx *Tx, op string) (*factRef, error) {
+		now := tx.now
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM epochs WHERE epoch = ?", epoch).Scan(&n); err != nil {
 			return nil, err

@@ -88,32 +88,29 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		switch ix.Stage {
 		case StatePending, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
 			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
-			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, ms(s.now())), nil
+			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), nil
 		}
 	}
-	var ans Answer
-	var conflict *ConflictError
-	var fence *FencedError
-	err = s.write(ctx, func(tx *Tx) error {
-		conflict, fence = nil, nil
-		now := ms(s.now())
-		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, now)
-		if err != nil || ce != nil || fe != nil {
-			conflict, fence = ce, fe
-			return err
+	r, err := write(ctx, s, func(tx *Tx) (refused[Answer], error) {
+		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, tx.now)
+		switch {
+		case err != nil:
+			return refused[Answer]{}, err
+		case ce != nil:
+			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ce.StoredSHA256, State: ce.State}, ce}, nil
+		case fe != nil:
+			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, nil
 		}
-		ans, fence, err = guardTx(ctx, tx, k, in, opt, s.anchor, now)
-		return err
+		a, fe, err := guardTx(ctx, tx, k, in, opt, s.anchor, tx.now)
+		if fe != nil {
+			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, err
+		}
+		return refused[Answer]{val: a}, err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return Answer{}, err
-	case conflict != nil:
-		return Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: conflict.StoredSHA256, State: conflict.State}, conflict
-	case fence != nil:
-		return Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fence.Reason}, fence
 	}
-	return ans, nil
+	return r.val, r.err
 }
 
 // guardTx takes the key's next step from its facts (in.facts, read in
@@ -282,7 +279,8 @@ func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string
 	}
 	r.Approvers = max(r.Approvers, 1)
 	_, err := s.signedWrite(ctx, operator, statement{Fact: "policy_rules", Request: r.Pattern, Act: policyAct(string(r.Mode), r.TTL.Milliseconds(), int64(r.Approvers))},
-		func(tx *Tx, op string, now int64) (*factRef, error) {
+		func(tx *Tx, op string) (*factRef, error) {
+			now := tx.now
 			ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers",
 				r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers)
 			if err != nil {
@@ -359,7 +357,8 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 	k, _ := ParseKey(key)
 	var d Decision
 	var fence *FencedError
-	proof, err := s.signedWrite(ctx, operator, statement{Fact: "votes", Key: key, Act: string(decision), Text: reason}, func(tx *Tx, op string, now int64) (*factRef, error) {
+	proof, err := s.signedWrite(ctx, operator, statement{Fact: "votes", Key: key, Act: string(decision), Text: reason}, func(tx *Tx, op string) (*factRef, error) {
+		now := tx.now
 		fence = nil
 		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request

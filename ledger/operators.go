@@ -250,7 +250,7 @@ func proofOf(ctx context.Context, tx *Tx, reg *registry, ledger, table, row, aut
 // the row, or a ledger that changed meanwhile, stores nothing (ErrChanged).
 // fn returns the fact to sign, or nil when it wrote nothing an operator
 // must sign (a logged refusal).
-func (s *Store) signedWrite(ctx context.Context, claimed string, draft statement, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+func (s *Store) signedWrite(ctx context.Context, claimed string, draft statement, fn func(tx *Tx, operator string) (*factRef, error)) (Proof, error) {
 	return s.sign(ctx, claimed, true, draft, fn)
 }
 
@@ -260,7 +260,7 @@ var errSign = errors.New("statement ready to sign")
 
 // sign is signedWrite; needName is false only for the first operator
 // registration, which no operator can sign.
-func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft statement, fn func(tx *Tx, operator string, now int64) (*factRef, error)) (Proof, error) {
+func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft statement, fn func(tx *Tx, operator string) (*factRef, error)) (Proof, error) {
 	var (
 		signer  ssh.Signer
 		st      statement
@@ -269,7 +269,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 	proof := Proof{Status: "unsigned"}
 	err := s.write(ctx, func(tx *Tx) error {
 		proof = Proof{Status: "unsigned"}
-		now := ms(s.now())
+		now := tx.now
 		id, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
 			return err
@@ -284,7 +284,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 					return fmt.Errorf("%w: the operators file %s exists, so this ledger must be signed: register an operator first (tollgate operators add NAME PUBKEY)", ErrNotPermitted, s.anchor.Path)
 				}
 			}
-			_, err := fn(tx, name, now)
+			_, err := fn(tx, name)
 			return err
 		}
 		var op Operator
@@ -292,7 +292,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 			return err
 		}
 		if !mayWait(signer) {
-			return signInTx(ctx, tx, id, op, signer, fn, now, &proof)
+			return signInTx(ctx, tx, id, op, signer, fn, &proof)
 		}
 		st = draft
 		st.Ledger, st.Signed = id, now
@@ -314,7 +314,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 	}
 	fp := opkeys.Fingerprint(signer.PublicKey())
 	err = s.write(ctx, func(tx *Tx) error {
-		now := ms(s.now())
+		now := tx.now
 		id, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
 			return err
@@ -326,7 +326,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 		if now-st.Signed > maxSigningDelay.Milliseconds() || now < st.Signed-maxSigningDelay.Milliseconds() {
 			return fmt.Errorf("%w (signed %s, storing %s: more than %s apart)", ErrChanged, fromMS(st.Signed).Format(time.RFC3339), fromMS(now).Format(time.RFC3339), maxSigningDelay)
 		}
-		ref, err := fn(tx, op.Name, now)
+		ref, err := fn(tx, op.Name)
 		if err != nil || ref == nil {
 			return err
 		}
@@ -369,8 +369,9 @@ func mayWait(sg ssh.Signer) bool {
 
 // signInTx writes the fact and signs the statement rebuilt from the
 // stored row, in the caller's transaction.
-func signInTx(ctx context.Context, tx *Tx, ledger string, op Operator, sg ssh.Signer, fn func(tx *Tx, operator string, now int64) (*factRef, error), now int64, proof *Proof) error {
-	ref, err := fn(tx, op.Name, now)
+func signInTx(ctx context.Context, tx *Tx, ledger string, op Operator, sg ssh.Signer, fn func(tx *Tx, operator string) (*factRef, error), proof *Proof) error {
+	now := tx.now
+	ref, err := fn(tx, op.Name)
 	if err != nil || ref == nil {
 		return err
 	}
@@ -444,7 +445,8 @@ func (s *Store) AddOperator(ctx context.Context, name, publicKey string) (Operat
 		return Operator{}, fmt.Errorf("%w: %v", ErrInvalidInput, err)
 	}
 	op := Operator{Name: name, PublicKey: opkeys.Line(pub), Fingerprint: opkeys.Fingerprint(pub), pub: pub}
-	err = s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "add " + op.PublicKey}, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+	err = s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "add " + op.PublicKey}, func(tx *Tx, reg *registry) (*factRef, error) {
+		now := tx.now
 		if o := reg.byName(name); o != nil {
 			return nil, fmt.Errorf("%w: operator %q is already registered (key %s); remove it first", ErrInvalidInput, o.Name, o.Fingerprint)
 		}
@@ -465,7 +467,8 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) (Operator, erro
 		return Operator{}, err
 	}
 	var op Operator
-	err := s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "remove"}, func(tx *Tx, reg *registry, now int64) (*factRef, error) {
+	err := s.changeOperators(ctx, statement{Fact: "operators", Request: name, Act: "remove"}, func(tx *Tx, reg *registry) (*factRef, error) {
+		now := tx.now
 		o := reg.byName(name)
 		if o == nil {
 			return nil, fmt.Errorf("%w: operator %q is not registered", ErrNotFound, name)
@@ -481,13 +484,13 @@ func (s *Store) RemoveOperator(ctx context.Context, name string) (Operator, erro
 
 // changeOperators writes an operator change: the first registration
 // unsigned, every later one through signedWrite.
-func (s *Store) changeOperators(ctx context.Context, draft statement, fn func(tx *Tx, reg *registry, now int64) (*factRef, error)) error {
-	_, err := s.sign(ctx, "", false, draft, func(tx *Tx, _ string, now int64) (*factRef, error) {
+func (s *Store) changeOperators(ctx context.Context, draft statement, fn func(tx *Tx, reg *registry) (*factRef, error)) error {
+	_, err := s.sign(ctx, "", false, draft, func(tx *Tx, _ string) (*factRef, error) {
 		_, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
 			return nil, err
 		}
-		ref, err := fn(tx, reg, now)
+		ref, err := fn(tx, reg)
 		if err != nil || reg.signed {
 			return ref, err
 		}

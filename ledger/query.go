@@ -45,7 +45,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.Limit <= 0 || f.Limit > 10000 {
 		f.Limit = 100
 	}
-	now := ms(s.now())
+	now := toMS(s.now()) // the list's one clock reading, bound into its query
 	var where []string
 	var args []any
 	if f.State != "" {
@@ -109,18 +109,17 @@ type Counts struct {
 
 // Counts counts each view through the indexes.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
-	var c Counts
-	now := ms(s.now())
-	err := s.read(ctx, func(tx *Tx) error {
-		pw, pa := stateSQL(StatePending, now)
-		return tx.QueryRowContext(ctx, `SELECT
+	return read(ctx, s, func(tx *Tx) (Counts, error) {
+		var c Counts
+		pw, pa := stateSQL(StatePending, tx.now)
+		err := tx.QueryRowContext(ctx, `SELECT
 			(SELECT count(*) FROM action_index WHERE `+pw+`),
 			(SELECT count(*) FROM action_index WHERE stage = 'uncertain') + (SELECT count(*) FROM action_index WHERE stage = 'executing' AND deadline_ms <= ?),
 			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
 			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
-			(SELECT coalesce(max(id), 0) FROM action_index)`, append(pa, now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All)
+			(SELECT coalesce(max(id), 0) FROM action_index)`, append(pa, tx.now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All)
+		return c, err
 	})
-	return c, err
 }
 
 // ConflictRow is one logged conflict.
@@ -258,80 +257,98 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
-	now := ms(s.now())
-	err = s.read(ctx, func(tx *Tx) error {
-		d.Reports, d.Payload, d.Decision, d.Reconcile = nil, nil, nil, nil
-		// Status tells the truth of the facts, never the projection's copy.
-		f, err := loadFacts(ctx, tx, key)
-		if err != nil {
-			return err
-		}
-		d.State, d.Agent, d.Kind = stateFrom(f.Stage, f.Deadline, now), f.Agent, f.Kind
-		var canon sql.NullString
-		var redacted sql.NullInt64
-		var rec sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.canonical, p.redacted, p.recorded_ms FROM intents i
-			LEFT JOIN payloads p ON p.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&d.SHA256, &canon, &redacted, &rec); err != nil {
-			return err
-		}
-		d.Retained, d.Redacted, d.Recorded = redacted.Valid, redacted.Int64 == 1, fromMS(rec.Int64)
-		if canon.Valid {
-			p, err := DecodePayload([]byte(canon.String))
-			if err == nil {
-				d.Payload = &p
-			}
-		}
-		tx.QueryRowContext(ctx, "SELECT mode, pattern FROM policy_evals WHERE action_key = ?", key).Scan(&d.Policy, &d.PolicyPat)
-		var req, exp int64
-		tx.QueryRowContext(ctx, "SELECT requested_ms, expires_ms FROM approval_requests WHERE action_key = ?", key).Scan(&req, &exp)
-		d.Requested, d.Expires = fromMS(req), fromMS(exp)
-		var dec Decision
-		var at int64
-		if err := tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions WHERE action_key = ?", key).Scan(&dec.Decision, &dec.Operator, &dec.Reason, &at); err == nil {
-			dec.Key, dec.At = key, fromMS(at)
-			d.Decision = &dec
-		} else if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		var iss, lease int64
-		tx.QueryRowContext(ctx, "SELECT permit_id, agent, issued_ms, lease_ms FROM permits WHERE action_key = ?", key).Scan(&d.PermitID, &d.Holder, &iss, &lease)
-		d.Issued, d.Lease = fromMS(iss), fromMS(lease)
-		d.Reports, err = queryRows(ctx, tx, "SELECT outcome, ref, latency_ms, kind, at_ms FROM reports WHERE action_key = ? ORDER BY id", []any{key},
-			func(rows *sql.Rows, r *ReportRow) error {
-				var at int64
-				err := rows.Scan(&r.Outcome, &r.Ref, &r.Latency, &r.Kind, &at)
-				r.At = fromMS(at)
-				return err
-			})
-		if err != nil {
-			return err
-		}
-		if d.Reports == nil {
-			d.Reports = []ReportRow{} // an empty list, not null, in JSON
-		}
-		var rc Reconciliation
-		if err := tx.QueryRowContext(ctx, "SELECT result, operator, note, at_ms FROM reconciliations WHERE action_key = ?", key).Scan(&rc.Result, &rc.Operator, &rc.Note, &at); err == nil {
-			rc.Key, rc.At = key, fromMS(at)
-			d.Reconcile = &rc
-			for _, r := range d.Reports {
-				if r.Kind != "refused" && disagrees(r.Outcome, rc.Result) {
-					d.Disagrees, rc.Disagrees = true, true
-				}
-			}
-		}
-		if err := decisionProofs(ctx, tx, &d); err != nil {
-			return err
-		}
-		tx.QueryRowContext(ctx, "SELECT count(*) FROM conflicts WHERE action_key = ?", key).Scan(&d.Conflicts)
-		d.SafeNewKey = safeNewKey(d.State, f.Result)
-		d.Events, err = timeline(ctx, tx, key)
-		return err
+	d, err := read(ctx, s, func(tx *Tx) (Detail, error) {
+		d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
+		return d, status(ctx, tx, &d)
 	})
 	if errors.Is(err, ErrNotFound) {
 		return d, fmt.Errorf("%w: %s", ErrNotFound, key)
 	}
 	return d, err
+}
+
+// status fills d from one snapshot. Status tells the truth of the facts,
+// never the projection's copy.
+func status(ctx context.Context, tx *Tx, d *Detail) error {
+	key, now := d.Key, tx.now
+	f, err := loadFacts(ctx, tx, key)
+	if err != nil {
+		return err
+	}
+	d.State, d.Agent, d.Kind = stateFrom(f.Stage, f.Deadline, now), f.Agent, f.Kind
+	var canon sql.NullString
+	var redacted sql.NullInt64
+	var rec sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, p.canonical, p.redacted, p.recorded_ms FROM intents i
+		LEFT JOIN payloads p ON p.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&d.SHA256, &canon, &redacted, &rec); err != nil {
+		return err
+	}
+	d.Retained, d.Redacted, d.Recorded = redacted.Valid, redacted.Int64 == 1, fromMS(rec.Int64)
+	if canon.Valid {
+		p, err := DecodePayload([]byte(canon.String))
+		if err == nil {
+			d.Payload = &p
+		}
+	}
+	if _, err := scanOptional(tx.QueryRowContext(ctx, "SELECT mode, pattern FROM policy_evals WHERE action_key = ?", key), &d.Policy, &d.PolicyPat); err != nil {
+		return err
+	}
+	var req, exp int64
+	if _, err := scanOptional(tx.QueryRowContext(ctx, "SELECT requested_ms, expires_ms FROM approval_requests WHERE action_key = ?", key), &req, &exp); err != nil {
+		return err
+	}
+	d.Requested, d.Expires = fromMS(req), fromMS(exp)
+	var dec Decision
+	var at int64
+	found, err := scanOptional(tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions WHERE action_key = ?", key), &dec.Decision, &dec.Operator, &dec.Reason, &at)
+	if err != nil {
+		return err
+	}
+	if found {
+		dec.Key, dec.At = key, fromMS(at)
+		d.Decision = &dec
+	}
+	var iss, lease int64
+	if _, err := scanOptional(tx.QueryRowContext(ctx, "SELECT permit_id, agent, issued_ms, lease_ms FROM permits WHERE action_key = ?", key), &d.PermitID, &d.Holder, &iss, &lease); err != nil {
+		return err
+	}
+	d.Issued, d.Lease = fromMS(iss), fromMS(lease)
+	d.Reports, err = queryRows(ctx, tx, "SELECT outcome, ref, latency_ms, kind, at_ms FROM reports WHERE action_key = ? ORDER BY id", []any{key},
+		func(rows *sql.Rows, r *ReportRow) error {
+			var at int64
+			err := rows.Scan(&r.Outcome, &r.Ref, &r.Latency, &r.Kind, &at)
+			r.At = fromMS(at)
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	if d.Reports == nil {
+		d.Reports = []ReportRow{} // an empty list, not null, in JSON
+	}
+	var rc Reconciliation
+	found, err = scanOptional(tx.QueryRowContext(ctx, "SELECT result, operator, note, at_ms FROM reconciliations WHERE action_key = ?", key), &rc.Result, &rc.Operator, &rc.Note, &at)
+	if err != nil {
+		return err
+	}
+	if found {
+		rc.Key, rc.At = key, fromMS(at)
+		d.Reconcile = &rc
+		for _, r := range d.Reports {
+			if r.Kind != "refused" && disagrees(r.Outcome, rc.Result) {
+				d.Disagrees, rc.Disagrees = true, true
+			}
+		}
+	}
+	if err := decisionProofs(ctx, tx, d); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM conflicts WHERE action_key = ?", key).Scan(&d.Conflicts); err != nil {
+		return err
+	}
+	d.SafeNewKey = safeNewKey(d.State, f.Result)
+	d.Events, err = timeline(ctx, tx, key)
+	return err
 }
 
 // Watcher reports whether another connection has written to the ledger

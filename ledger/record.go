@@ -62,29 +62,23 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	}
 	digest := p.Digest()
 	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
-		return ix.intent(k, ms(s.now())), nil
+		return ix.intent(k, toMS(s.now())), nil
 	}
-	var out Intent
-	var conflict *ConflictError
-	var fence *FencedError
-	err = s.write(ctx, func(tx *Tx) error {
-		conflict, fence = nil, nil
-		now := ms(s.now())
-		var err error
-		out, conflict, fence, err = recordTx(ctx, tx, k, p, digest, opt, now)
-		return err
+	r, err := write(ctx, s, func(tx *Tx) (refused[Intent], error) {
+		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, opt, tx.now)
+		in.facts = keyFacts{} // Guard's, not the caller's
+		switch {
+		case ce != nil:
+			return refused[Intent]{in, ce}, err
+		case fe != nil:
+			return refused[Intent]{in, fe}, err
+		}
+		return refused[Intent]{val: in}, err
 	})
 	if err != nil {
 		return Intent{}, err
 	}
-	out.facts = keyFacts{} // Guard's, not the caller's
-	if conflict != nil {
-		return out, conflict
-	}
-	if fence != nil {
-		return out, fence
-	}
-	return out, nil
+	return r.val, r.err
 }
 
 // recordTx stores or replays the intent inside the caller's transaction;

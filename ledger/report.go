@@ -72,80 +72,85 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 	if err := CheckReportInput(key, outcome, opt); err != nil {
 		return ReportAnswer{}, err
 	}
-	var ans ReportAnswer
-	var refused error
-	err := s.write(ctx, func(tx *Tx) error {
-		refused = nil
-		now := ms(s.now())
-		ans = ReportAnswer{Key: key, Outcome: outcome}
-		var holder string
-		var lease int64
-		err := tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", key).Scan(&holder, &lease)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			refused = fmt.Errorf("key %s: %w", key, ErrNoPermit)
-		case err != nil:
-			return err
-		case holder != permitID:
-			refused = fmt.Errorf("key %s: %w", key, ErrWrongPermit)
-		}
-		if refused != nil {
-			// Kept as evidence: who tried to report what, under which id.
-			return refuseReport(ctx, tx, key, permitID, outcome, opt, refused, now)
-		}
-		var accepted Outcome
-		if err := tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		f, err := loadFacts(ctx, tx, key)
-		if err != nil {
-			return err
-		}
-		kind := "accepted"
-		switch {
-		case accepted == outcome:
-			ans.Replayed = true
-		case accepted != "":
-			kind, refused = "refused", fmt.Errorf("key %s: %w (stored %s, this report %s)", key, ErrReportDiffers, accepted, outcome)
-		case f.Result != "" || now >= lease:
-			kind, ans.Late = "late", true
-			var n int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM reports WHERE action_key = ? AND kind = 'late' AND outcome = ?", key, outcome).Scan(&n); err != nil {
-				return err
-			}
-			ans.Replayed = n > 0
-		}
-		if !ans.Replayed {
-			ref, err := insertFact(ctx, tx, "reports", "action_key, permit_id, outcome, ref, latency_ms, kind, at_ms",
-				key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), kind, now)
-			if err != nil {
-				return err
-			}
-			if err := appendEvent(ctx, tx, key, "report_"+kind, permitID, map[string]any{
-				"outcome": outcome, "ref": opt.Ref, "latency_ms": opt.Latency.Milliseconds()}, now, &ref); err != nil {
-				return err
-			}
-			if kind == "accepted" {
-				f.Stage, f.Deadline = outcomeStage(outcome), 0
-				if err := setStage(ctx, tx, key, f.Stage, 0, now); err != nil {
-					return err
-				}
-			}
-		}
-		ans.Disagrees = disagrees(outcome, f.Result)
-		if ans.Disagrees && !ans.Replayed {
-			if err := appendEvent(ctx, tx, key, evDisagreement, permitID, map[string]any{"reported": outcome, "reconciled": f.Result}, now, nil); err != nil {
-				return err
-			}
-		}
-		ans.State = stateFrom(f.Stage, f.Deadline, now)
-		ans.SafeNewKey = safeNewKey(ans.State, f.Result)
-		return nil
+	r, err := write(ctx, s, func(tx *Tx) (refused[ReportAnswer], error) {
+		return reportTx(ctx, tx, key, permitID, outcome, opt)
 	})
 	if err != nil {
 		return ReportAnswer{}, err
 	}
-	return ans, refused
+	return r.val, r.err
+}
+
+// reportTx files one report inside tx. A refusal (no permit, another
+// permit's id, a different final report) is returned beside a nil error:
+// it was logged, and the caller commits the log before reporting it.
+func reportTx(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome, opt ReportOptions) (refused[ReportAnswer], error) {
+	ans := ReportAnswer{Key: key, Outcome: outcome}
+	var why error
+	now := tx.now
+	var holder string
+	var lease int64
+	err := tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", key).Scan(&holder, &lease)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		why = fmt.Errorf("key %s: %w", key, ErrNoPermit)
+	case err != nil:
+		return refused[ReportAnswer]{val: ans}, err
+	case holder != permitID:
+		why = fmt.Errorf("key %s: %w", key, ErrWrongPermit)
+	}
+	if why != nil {
+		// Kept as evidence: who tried to report what, under which id.
+		return refused[ReportAnswer]{ans, why}, refuseReport(ctx, tx, key, permitID, outcome, opt, why, now)
+	}
+	var accepted Outcome
+	if err := tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return refused[ReportAnswer]{val: ans}, err
+	}
+	f, err := loadFacts(ctx, tx, key)
+	if err != nil {
+		return refused[ReportAnswer]{val: ans}, err
+	}
+	kind := "accepted"
+	switch {
+	case accepted == outcome:
+		ans.Replayed = true
+	case accepted != "":
+		kind, why = "refused", fmt.Errorf("key %s: %w (stored %s, this report %s)", key, ErrReportDiffers, accepted, outcome)
+	case f.Result != "" || now >= lease:
+		kind, ans.Late = "late", true
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM reports WHERE action_key = ? AND kind = 'late' AND outcome = ?", key, outcome).Scan(&n); err != nil {
+			return refused[ReportAnswer]{val: ans}, err
+		}
+		ans.Replayed = n > 0
+	}
+	if !ans.Replayed {
+		ref, err := insertFact(ctx, tx, "reports", "action_key, permit_id, outcome, ref, latency_ms, kind, at_ms",
+			key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), kind, now)
+		if err != nil {
+			return refused[ReportAnswer]{val: ans}, err
+		}
+		if err := appendEvent(ctx, tx, key, "report_"+kind, permitID, map[string]any{
+			"outcome": outcome, "ref": opt.Ref, "latency_ms": opt.Latency.Milliseconds()}, now, &ref); err != nil {
+			return refused[ReportAnswer]{val: ans}, err
+		}
+		if kind == "accepted" {
+			f.Stage, f.Deadline = outcomeStage(outcome), 0
+			if err := setStage(ctx, tx, key, f.Stage, 0, now); err != nil {
+				return refused[ReportAnswer]{val: ans}, err
+			}
+		}
+	}
+	ans.Disagrees = disagrees(outcome, f.Result)
+	if ans.Disagrees && !ans.Replayed {
+		if err := appendEvent(ctx, tx, key, evDisagreement, permitID, map[string]any{"reported": outcome, "reconciled": f.Result}, now, nil); err != nil {
+			return refused[ReportAnswer]{val: ans}, err
+		}
+	}
+	ans.State = stateFrom(f.Stage, f.Deadline, now)
+	ans.SafeNewKey = safeNewKey(ans.State, f.Result)
+	return refused[ReportAnswer]{ans, why}, nil
 }
 
 // outcomeStage is the stage an accepted report moves its key to.
@@ -207,7 +212,8 @@ func (s *Store) Reconcile(ctx context.Context, key string, result Result, operat
 		return Reconciliation{}, err
 	}
 	var rec Reconciliation
-	proof, err := s.signedWrite(ctx, operator, statement{Fact: "reconciliations", Key: key, Act: string(result), Text: note}, func(tx *Tx, op string, now int64) (*factRef, error) {
+	proof, err := s.signedWrite(ctx, operator, statement{Fact: "reconciliations", Key: key, Act: string(result), Text: note}, func(tx *Tx, op string) (*factRef, error) {
+		now := tx.now
 		rec = Reconciliation{Key: key, Result: result, Operator: op, Note: note, SafeNewKey: safeNewKey(StateReconciled, result), At: fromMS(now)}
 		f, err := loadFacts(ctx, tx, key)
 		if err != nil {
@@ -259,7 +265,8 @@ func (s *Store) review(ctx context.Context, table, reviews, col, event string, i
 	if err := CheckReviewInput(operator, note); err != nil {
 		return err
 	}
-	_, err := s.signedWrite(ctx, operator, statement{Fact: reviews, ref: strconv.FormatInt(id, 10), Act: "reviewed", Text: note}, func(tx *Tx, op string, now int64) (*factRef, error) {
+	_, err := s.signedWrite(ctx, operator, statement{Fact: reviews, ref: strconv.FormatInt(id, 10), Act: "reviewed", Text: note}, func(tx *Tx, op string) (*factRef, error) {
+		now := tx.now
 		var key string
 		var done int
 		err := tx.QueryRowContext(ctx, "SELECT t.action_key, (SELECT count(*) FROM "+reviews+" r WHERE r."+col+" = t.id) FROM "+table+" t WHERE t.id = ?", id).Scan(&key, &done)

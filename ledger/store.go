@@ -358,7 +358,7 @@ func (s *Store) migrate(ctx context.Context, version int) error {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
 			if m.after != nil {
-				if err := m.after(ctx, tx, ms(s.now())); err != nil {
+				if err := m.after(ctx, tx, tx.now); err != nil {
 					return fmt.Errorf("migration %s: %w", m.name, err)
 				}
 			}
@@ -415,7 +415,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	defer s.wc.fill(ctx)
-	tx := &Tx{tx: stx, cache: s.wc, id: &s.id}
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, now: toMS(s.now())}
 	if err := fn(tx); err != nil {
 		stx.Rollback()
 		return err
@@ -456,10 +456,43 @@ func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
 	}
 	defer s.rc.fill(ctx)
 	defer stx.Rollback()
-	return fn(&Tx{tx: stx, cache: s.rc})
+	return fn(&Tx{tx: stx, cache: s.rc, now: toMS(s.now())})
 }
 
-func ms(t time.Time) int64 { return t.UnixMilli() }
+// write runs fn as Store.write does and returns what the committed
+// attempt returned: a retried attempt's results never leak into the
+// answer, since each attempt's are its own.
+func write[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T, error) {
+	var out T
+	err := s.write(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
+// read is write's twin for one read-only snapshot.
+func read[T any](ctx context.Context, s *Store, fn func(*Tx) (T, error)) (T, error) {
+	var out T
+	err := s.read(ctx, func(tx *Tx) error {
+		var err error
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
+
+// refused is what a write returns when it refuses after logging the
+// attempt (a conflict, a fence, a refused report): the value, and the
+// refusal, reported only once the transaction that logged it committed.
+type refused[T any] struct {
+	val T
+	err error
+}
+
+// toMS is the ledger's time unit: integer milliseconds since the epoch.
+func toMS(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time {
 	if v == 0 {

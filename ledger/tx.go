@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sync"
 )
 
@@ -21,6 +22,10 @@ type Tx struct {
 	// id caches the ledger id for the writer (ledgerID); nil in reads,
 	// which read the file's row each time.
 	id *idCache
+	// now is the transaction's time in milliseconds: the injected clock,
+	// read once when the transaction began, so every fact it writes and
+	// every deadline it compares agree.
+	now int64
 }
 
 // idCache holds the ledger id once read: it is fixed at creation.
@@ -149,4 +154,14 @@ func queryRows[T any](ctx context.Context, tx *Tx, q string, args []any, scan fu
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// scanOptional scans a row that may not exist: found is false, and err
+// nil, when there is none; any other error is returned.
+func scanOptional(row *sql.Row, dest ...any) (found bool, err error) {
+	err = row.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
