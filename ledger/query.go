@@ -105,19 +105,28 @@ type Counts struct {
 	Uncertain int64 `json:"uncertain"`
 	Fenced    int64 `json:"fenced_to_review"`
 	All       int64 `json:"all"`
+	// Next is the earliest deadline still ahead (an approval expiring, a
+	// lease running out): when it passes, the counts and states change
+	// with no write, so a view must be re-read then.
+	Next time.Time `json:"next_deadline,omitzero"`
 }
 
 // Counts counts each view through the indexes.
 func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	return read(ctx, s, func(tx *Tx) (Counts, error) {
 		var c Counts
+		var p, e int64 // the next pending and executing deadlines, 0 for none
 		pw, pa := stateSQL(StatePending, tx.now)
 		err := tx.QueryRowContext(ctx, `SELECT
 			(SELECT count(*) FROM action_index WHERE `+pw+`),
 			(SELECT count(*) FROM action_index WHERE stage = 'uncertain') + (SELECT count(*) FROM action_index WHERE stage = 'executing' AND deadline_ms <= ?),
 			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
 			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
-			(SELECT coalesce(max(id), 0) FROM action_index)`, append(pa, tx.now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All)
+			(SELECT coalesce(max(id), 0) FROM action_index),
+			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'pending' AND deadline_ms > ?),
+			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'executing' AND deadline_ms > ?)`,
+			append(pa, tx.now, tx.now, tx.now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All, &p, &e)
+		c.Next = fromMS(earliest(p, e))
 		return c, err
 	})
 }
@@ -385,3 +394,17 @@ func (w *Watcher) Changed(ctx context.Context) (bool, error) {
 
 // Close releases the watcher's connection.
 func (w *Watcher) Close() error { return w.conn.Close() }
+
+// earliest is the smaller of two deadlines, where 0 means none.
+func earliest(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// Now is the ledger's clock (Options.Now): what deadlines are compared with.
+func (s *Store) Now() time.Time { return s.now() }

@@ -115,6 +115,13 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.snapshot(), m.tick())
 }
 
+// deadlinePassed reports whether the earliest deadline the last snapshot
+// saw ahead has passed by the ledger's clock.
+func (m *Model) deadlinePassed() bool {
+	next := m.counts.Next
+	return !next.IsZero() && !m.store.Now().Before(next)
+}
+
 func (m *Model) tick() tea.Cmd {
 	return tea.Tick(m.opt.Refresh, func(time.Time) tea.Msg { return tickMsg{} })
 }
@@ -176,7 +183,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		cmds := []tea.Cmd{m.tick()}
-		if !m.inflight {
+		switch {
+		case m.inflight:
+		case m.deadlinePassed():
+			// A state that changes because time passes (an approval
+			// expiring, a lease running out) changes no file: re-read.
+			m.inflight = true
+			cmds = append(cmds, m.snapshot())
+		default:
 			m.inflight = true
 			cmds = append(cmds, m.check())
 		}

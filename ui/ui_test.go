@@ -606,3 +606,23 @@ func TestCorpusEscapedInConsole(t *testing.T) {
 		})
 	}
 }
+
+// TestTimeDrivenChangesShowWithoutWrites: with nothing writing, a pending
+// approval that expires and a lease that runs out show their new states
+// and counts within a second of the deadline (the ledger's clock is
+// moved; no process writes).
+func TestTimeDrivenChangesShowWithoutWrites(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:t-1", "refund", "x", "refund-bot") // pending, deadline 10:00
+	a := f.guard("report:t-2", "report", "y", "report-bot")
+	if a.Verdict != ledger.Permitted {
+		t.Fatalf("auto: %+v", a)
+	}
+	tm := f.console(100, 30, true, "alice")
+	waitFor(t, tm, "P1 C0 U0 F0")
+	f.clock.Add(2 * time.Minute) // the lease (1 minute) ran out
+	waitWithin(t, tm, "P1 C0 U1 F0", time.Second+300*time.Millisecond)
+	f.clock.Add(time.Hour) // the approval expired
+	waitWithin(t, tm, "P0 C0 U1 F0", time.Second+300*time.Millisecond)
+	final(t, tm)
+}
