@@ -28,8 +28,12 @@ var dialogVerbs = map[dialogKind]string{dlgApprove: "Approve", dlgReject: "Rejec
 type target struct {
 	Key    string
 	Digest string
-	ID     int64 // conflict or fenced id for reviews
-	View   viewID
+	// Kind and Subject are the payload's kind and target: what the action
+	// is, beside the digest that binds it.
+	Kind    string
+	Subject string
+	ID      int64 // conflict or fenced id for reviews
+	View    viewID
 }
 
 // dialog asks for confirmation of one decision, naming every key and its
@@ -43,6 +47,9 @@ type dialog struct {
 	styles  *Styles
 	keys    *KeyMap
 	width   int
+	height  int
+	// offset is the first key shown when the list does not fit.
+	offset int
 }
 
 // dialogDoneMsg carries a confirmed or cancelled dialog back to the root.
@@ -74,21 +81,23 @@ func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialo
 // Init starts the input's cursor blinking.
 func (d *dialog) Init() tea.Cmd { return textinput.Blink }
 
-// setDigests fills in the digests loaded for the dialog's keys.
+// setDigests fills in what was loaded for the dialog's keys: digest,
+// kind and target.
 func (d *dialog) setDigests(ts []target) {
 	if len(d.targets) != len(ts) {
 		return
 	}
 	for i := range ts {
 		if d.targets[i].Key == ts[i].Key {
-			d.targets[i].Digest = ts[i].Digest
+			d.targets[i] = ts[i]
 		}
 	}
 }
 
-// SetSize sets the width the dialog may use.
-func (d *dialog) SetSize(w, _ int) {
-	d.width = w
+// SetSize sets the room the dialog may use; its keys scroll within it,
+// and the note field and the confirm line always stay on screen.
+func (d *dialog) SetSize(w, h int) {
+	d.width, d.height = w, h
 	d.input.Width = max(w-8, 10)
 }
 
@@ -122,6 +131,12 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 		case key.Matches(km, d.keys.Toggle) && d.kind == dlgReconcile:
 			d.result = 1 - d.result
 			return d, nil
+		case key.Matches(km, d.keys.ScrollUp):
+			d.offset = max(d.offset-1, 0)
+			return d, nil
+		case key.Matches(km, d.keys.ScrollDown):
+			d.offset = min(d.offset+1, max(len(d.targets)-1, 0))
+			return d, nil
 		}
 	}
 	var cmd tea.Cmd
@@ -129,24 +144,20 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 	return d, cmd
 }
 
-// View renders the dialog box.
+// View renders the dialog box within the height SetSize gave: the title,
+// as many keys as fit (each with its kind, target and digest, wrapped,
+// never cut), a position line when they do not all fit, then the result
+// choice, the note field, any problem and the confirm line, which always
+// stay on screen.
 func (d *dialog) View() string {
 	st := d.styles
-	var b strings.Builder
+	inner := max(d.width-6, 14) // the style's width less its padding
 	n := len(d.targets)
 	title := fmt.Sprintf("%s %d action", dialogVerbs[d.kind], n)
 	if n != 1 {
 		title += "s"
 	}
-	b.WriteString(st.DialogTitle.Render(title+"?") + "\n")
-	const shown = 8
-	for i, t := range d.targets {
-		if i == shown {
-			b.WriteString(st.Muted.Render(fmt.Sprintf("... and %d more", n-shown)) + "\n")
-			break
-		}
-		b.WriteString("• " + safetext.Escape(t.Key) + "\n" + st.Digest.Render("sha256 "+t.Digest) + "\n")
-	}
+	var tail []string
 	if d.kind == dlgReconcile {
 		opts := make([]string, len(results))
 		for i, r := range results {
@@ -156,15 +167,68 @@ func (d *dialog) View() string {
 				opts[i] = st.Tab.Render(" " + r + " ")
 			}
 		}
-		b.WriteString("result: " + strings.Join(opts, " ") + "\n")
+		tail = append(tail, "result: "+strings.Join(opts, " "))
 	}
-	b.WriteString(d.input.View() + "\n")
+	tail = append(tail, d.input.View())
 	if d.problem != "" {
-		b.WriteString(st.StatusError.Render(d.problem) + "\n")
+		tail = append(tail, wrap(st.StatusError.Render(d.problem), inner))
 	}
-	b.WriteString(st.Muted.Render("enter confirm · esc cancel"))
+	hint := "enter confirm · esc cancel"
 	if d.kind == dlgReconcile {
-		b.WriteString(st.Muted.Render(" · tab switch result"))
+		hint += " · tab switch result"
 	}
-	return st.Dialog.Width(max(d.width-4, 20)).Render(b.String())
+	if n > 1 {
+		hint += " · ↑/↓ scroll keys"
+	}
+	tail = append(tail, st.Muted.Render(hint))
+
+	// Lines left for the keys: the height less the border, the title,
+	// the tail and one line for the position.
+	room := d.height - 2 - 1 - lineCount(tail) - 1
+	blocks := make([]string, n)
+	for i, t := range d.targets {
+		blocks[i] = d.block(t, inner)
+	}
+	first := min(d.offset, max(n-1, 0))
+	last, used := first, 0
+	for last < n && (last == first || used+lineCount([]string{blocks[last]}) <= room) {
+		used += lineCount([]string{blocks[last]})
+		last++
+	}
+	parts := []string{st.DialogTitle.Render(title + "?")}
+	parts = append(parts, blocks[first:last]...)
+	if first > 0 || last < n {
+		parts = append(parts, st.Muted.Render(fmt.Sprintf("keys %d-%d of %d", first+1, last, n)))
+	}
+	parts = append(parts, tail...)
+	return st.Dialog.Width(max(d.width-4, 20)).Render(strings.Join(parts, "\n"))
+}
+
+// block is one key as the dialog lists it: the full key, then what the
+// action is (kind and target) and its digest, each wrapped to width.
+func (d *dialog) block(t target, width int) string {
+	st := d.styles
+	lines := []string{wrap("• "+safetext.Escape(t.Key), width)}
+	what := safetext.Escape(t.Kind)
+	if t.Subject != "" {
+		what += " · target " + safetext.Escape(t.Subject)
+	}
+	if what != "" {
+		lines = append(lines, wrap("  "+what, width))
+	}
+	digest := "loading..."
+	if t.Digest != "" {
+		digest = t.Digest
+	}
+	lines = append(lines, wrap(st.Digest.Render("  sha256 "+digest), width))
+	return strings.Join(lines, "\n")
+}
+
+// lineCount counts the terminal lines of rendered parts.
+func lineCount(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += strings.Count(p, "\n") + 1
+	}
+	return n
 }

@@ -10,31 +10,36 @@ type KeyMap struct {
 	Select, Approve, Reject, Reconcile      key.Binding
 	Review, Focus, Filter, Help, Quit       key.Binding
 	Confirm, Cancel, Toggle                 key.Binding
+	// ScrollUp and ScrollDown move a dialog's list of keys; arrows only,
+	// so that j and k can be typed into its note.
+	ScrollUp, ScrollDown key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		NextTab:   key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next view")),
-		PrevTab:   key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "previous view")),
-		Select:    key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select")),
-		Approve:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
-		Reject:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
-		Reconcile: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "reconcile")),
-		Review:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "mark reviewed")),
-		Focus:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "scroll details")),
-		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Confirm:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
-		Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Toggle:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		NextTab:    key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next view")),
+		PrevTab:    key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "previous view")),
+		Select:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select")),
+		Approve:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+		Reject:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+		Reconcile:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "reconcile")),
+		Review:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "mark reviewed")),
+		Focus:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "scroll details")),
+		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Toggle:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
+		ScrollUp:   key.NewBinding(key.WithKeys("up", "pgup"), key.WithHelp("↑", "scroll keys up")),
+		ScrollDown: key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
 	}
 }
 

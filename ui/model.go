@@ -380,7 +380,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 			m.lastErr = fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want)
 			return nil
 		}
-		t := target{Key: it.Key, ID: it.ID, View: m.active}
+		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
 		switch {
 		case it.Conflict != nil:
 			t.Digest = it.Conflict.AttemptSHA
@@ -393,30 +393,29 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	m.lastErr = ""
 	m.dialog = newDialog(kind, targets, m.styles, m.keys)
-	m.dialog.SetSize(m.width, m.height)
+	m.layout()
 	return tea.Batch(m.digests(targets), m.dialog.Init())
 }
 
 // digests fills in the digests of targets not yet loaded, so that the
 // dialog always shows what is being decided.
 func (m *Model) digests(ts []target) tea.Cmd {
-	missing := false
-	for _, t := range ts {
-		missing = missing || t.Digest == ""
-	}
-	if !missing {
-		return nil
-	}
 	s, ctx := m.store, m.opt.Context
 	ts = append([]target(nil), ts...)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		for i := range ts {
+			d, err := s.Status(ctx, ts[i].Key)
+			if err != nil {
+				continue // a fenced call's key may have no intent
+			}
 			if ts[i].Digest == "" {
-				if d, err := s.Status(ctx, ts[i].Key); err == nil {
-					ts[i].Digest = d.SHA256
-				}
+				ts[i].Digest = d.SHA256
+			}
+			ts[i].Kind = d.Kind
+			if d.Payload != nil {
+				ts[i].Subject = d.Payload.Target
 			}
 		}
 		return digestsMsg(ts)
@@ -502,7 +501,7 @@ func (m *Model) layout() {
 		m.detail.SetSize(w, body-lh)
 	}
 	if m.dialog != nil {
-		m.dialog.SetSize(w, h)
+		m.dialog.SetSize(w, body)
 	}
 }
 
@@ -515,14 +514,18 @@ func (m *Model) View() string {
 	switch {
 	case m.showHelp:
 		lower = m.styles.Pane.Width(w - 2).Render(m.help.FullHelpView(m.keys.FullHelp()))
-	case m.dialog != nil:
-		lower = m.dialog.View()
 	default:
 		lower = m.detail.View()
 	}
-	if w >= 140 && !m.showHelp && m.dialog == nil {
+	switch {
+	case m.dialog != nil && !m.showHelp:
+		// A decision takes the whole body: every key it names, its note
+		// and its confirm line must be on screen, at 60x20 too.
+		body := max(m.height, 10) - 4
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.dialog.View()))
+	case w >= 140 && !m.showHelp:
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
-	} else {
+	default:
 		listH := m.list().Height()
 		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()), lower)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
@@ -625,4 +626,48 @@ func TestTimeDrivenChangesShowWithoutWrites(t *testing.T) {
 	f.clock.Add(time.Hour) // the approval expired
 	waitWithin(t, tm, "P0 C0 U1 F0", time.Second+300*time.Millisecond)
 	final(t, tm)
+}
+
+// TestBatchDialogFitsSixtyByTwenty: twelve selected keys, one of them
+// long, at 60x20: the dialog shows as many as fit with each key's kind,
+// target and digest, says which it shows, scrolls to every one of them,
+// and keeps the note field and the confirm line on screen throughout.
+func TestBatchDialogFitsSixtyByTwenty(t *testing.T) {
+	f := newFixture(t)
+	long := "refund:" + strings.Repeat("x", 70)
+	keys := []string{long}
+	for i := 0; i < 11; i++ {
+		keys = append(keys, fmt.Sprintf("refund:b-%02d", i))
+	}
+	for _, k := range keys {
+		f.guard(k, "refund", "body "+k, "refund-bot")
+	}
+	tm := f.console(60, 20, false, "alice")
+	waitFor(t, tm, "refund:b-10")
+	for range keys {
+		tm.Send(press("space"))
+	}
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 12 actions?")
+	waitFor(t, tm, "of 12")
+	var frame string
+	for range keys {
+		tm.Send(press("down"))
+	}
+	m := finalModel(t, tm)
+	frame = m.View()
+	if lines := strings.Count(frame, "\n") + 1; lines > 20 {
+		t.Fatalf("the frame has %d lines at 60x20", lines)
+	}
+	for _, want := range []string{"enter confirm · esc cancel", "note (optional)", "keys 12-12 of 12", "refund · target acct-7", "sha256 "} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("scrolled to the end, the frame lacks %q:\n%s", want, frame)
+		}
+	}
+	// The long key (the oldest, so the last) is shown whole, wrapped
+	// rather than cut.
+	joined := strings.NewReplacer("\n", "", "║", "", " ", "").Replace(frame)
+	if !strings.Contains(joined, long) {
+		t.Errorf("the long key is cut:\n%s", frame)
+	}
 }
