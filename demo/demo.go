@@ -38,14 +38,21 @@ type Options struct {
 	Log func(string)
 }
 
-// Run seeds the ledger, starts the agents and opens the console.
-func Run(ctx context.Context, opt Options) error {
+// Run seeds the ledger, starts the agents and opens the console. Without
+// DB it works in a new temporary folder and removes it on exit; with DB
+// the ledger stays where it was asked for.
+func Run(ctx context.Context, opt Options) (err error) {
+	scratch := ""
 	if opt.DB == "" {
-		dir, err := os.MkdirTemp("", "tollgate-demo-")
-		if err != nil {
+		if scratch, err = os.MkdirTemp("", "tollgate-demo-"); err != nil {
 			return err
 		}
-		opt.DB = filepath.Join(dir, "ledger.db")
+		opt.DB = filepath.Join(scratch, "ledger.db")
+		defer func() {
+			if rerr := os.RemoveAll(scratch); err == nil {
+				err = rerr
+			}
+		}()
 	}
 	if opt.Speed == 0 {
 		opt.Speed = 1
@@ -87,7 +94,12 @@ func Run(ctx context.Context, opt Options) error {
 	}
 	stop()
 	wg.Wait()
-	fmt.Fprintf(os.Stderr, "demo ledger: %s\n", opt.DB)
+	s.Close() // before the folder goes: no -wal or -shm is left behind
+	if scratch == "" {
+		fmt.Fprintf(os.Stderr, "demo ledger: %s\n", opt.DB)
+	} else {
+		fmt.Fprintln(os.Stderr, "demo ledger removed (keep one with: tollgate demo --db FILE)")
+	}
 	return err
 }
 

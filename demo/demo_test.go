@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -50,5 +51,19 @@ func TestDemoFillsEveryView(t *testing.T) {
 	}
 	if rows, _ := s.List(ctx, ledger.Filter{Kind: "report.daily", Limit: 5}); len(rows) == 0 || rows[0].State == ledger.StatePending {
 		t.Fatalf("the demo's signed auto rule did not grant: %+v", rows)
+	}
+}
+
+// TestDemoRemovesItsScratchFolder: without --db the demo works in a new
+// temporary folder and leaves nothing behind, WAL files included.
+func TestDemoRemovesItsScratchFolder(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if err := Run(context.Background(), Options{Operator: "alice", Headless: 500 * time.Millisecond, Speed: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("the demo left %v behind (%v)", left, err)
 	}
 }
