@@ -14,7 +14,7 @@ import (
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
-var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "list", "approve", "reject",
+var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
 	"operators remove", "verify", "export", "backup", "migrate"}
 
@@ -27,7 +27,8 @@ func commands() map[string]command {
 			"record if new, apply policy, request approval once, issue a permit once", bindGuard, runGuard),
 		define("report", "KEY --permit ID --outcome succeeded|failed|unknown [--ref R] [--latency D]", "report the outcome of a permitted action", bindReport, runReport),
 		define[noFlags]("status", "KEY", "show everything known about a key", nil, runStatus),
-		define("list", "[--state S] [--agent A] [--kind K] [--prefix P] [--epoch E] [--limit N]", "list actions, newest first", bindList, runList),
+		define("list", "[--state S|fenced|conflict] [--agent A] [--kind K] [--prefix P] [--epoch E] [--limit N] [--all]", "list actions, or logged fenced calls or conflicts, newest first", bindList, runList),
+		define("show", "KEY [--payload]", "show a key as status does and, with --payload, its retained kind, target and body (escaped)", bindShow, runShow),
 		define("approve", "KEY [--reason R] [--operator NAME] [--key FILE]", "approve a pending action", bindDecide, runDecide(ledger.DecisionApproved)),
 		define("reject", "KEY --reason R [--operator NAME] [--key FILE]", "reject a pending action", bindDecide, runDecide(ledger.DecisionRejected)),
 		define("reconcile", "KEY --result executed|not-executed --note N [--operator NAME] [--key FILE]", "settle an uncertain action", bindReconcile, runReconcile),
@@ -311,6 +312,37 @@ func runStatus(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	})
 }
 
+// runShow is status for an operator, who may read the retained payload:
+// the payload is never part of an agent-facing answer.
+func runShow(ctx context.Context, c *cmdCtx, f *showFlags) (int, error) {
+	key, err := c.key()
+	if err != nil {
+		return 0, err
+	}
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		d, err := s.Status(ctx, key)
+		out := map[string]any{"status": d}
+		if f.payload {
+			out["payload"] = d.Payload // null when withheld or recorded outside tollgate
+		}
+		return ok(out, func(w io.Writer) {
+			statusText(w, d)
+			if !f.payload {
+				return
+			}
+			switch {
+			case d.Payload != nil:
+				fmt.Fprintf(w, "payload kind:   %s\npayload target: %s\npayload body:\n%s\n", safetext.Escape(d.Payload.Kind),
+					safetext.Escape(d.Payload.Target), safetext.EscapeMultiline(d.Payload.Body))
+			case d.Redacted:
+				fmt.Fprintln(w, "payload:      withheld (redacted: only its hashes are kept)")
+			default:
+				fmt.Fprintln(w, "payload:      not retained (recorded outside tollgate)")
+			}
+		}), err
+	})
+}
+
 func statusText(w io.Writer, d ledger.Detail) {
 	fmt.Fprintf(w, "key:          %s\nlogical key:  %s\nepoch:        %s\nstate:        %s\n", d.Key, d.Logical, orNone(d.Epoch), d.State)
 	fmt.Fprintf(w, "agent:        %s\nkind:         %s\npayload:      sha256 %s", safetext.Escape(orNone(d.Agent)), safetext.Escape(orNone(d.Kind)), d.SHA256)
@@ -378,10 +410,16 @@ func runList(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
 	if filter.Limit < 1 || filter.Limit > 10000 {
 		return 0, fmt.Errorf("%w: --limit is between 1 and 10000 (got %d)", ledger.ErrInvalidInput, filter.Limit)
 	}
-	if f.state != "" {
+	switch f.state {
+	case "fenced", "conflict":
+		// Not states of a key but logged attempts: the console's Fenced
+		// calls and Conflicts views, unreviewed first (--all for every one).
+		return listLogged(ctx, c, f)
+	case "":
+	default:
 		var err error
 		if filter.State, err = ledger.ParseState(f.state); err != nil {
-			return 0, err
+			return 0, fmt.Errorf("%w (or fenced, conflict for the logged attempts)", err)
 		}
 	}
 	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
@@ -395,6 +433,45 @@ func runList(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
 			}
 		}), err
 	})
+}
+
+// listLogged lists fenced calls or conflicts, newest first: unreviewed
+// ones, or all with --all.
+func listLogged(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
+	if f.agent != "" || f.kind != "" || f.epoch != "" {
+		return 0, usagef("--state %s takes --prefix, --all and --limit only", f.state)
+	}
+	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+		if f.state == "fenced" {
+			rows, err := s.Fenced(ctx, f.all, f.prefix, 0, f.limit)
+			if rows == nil {
+				rows = []ledger.FencedRow{}
+			}
+			return ok(rows, func(w io.Writer) {
+				for _, r := range rows {
+					fmt.Fprintf(w, "fenced %-6d %-40s %s  agent %s: %s%s\n", r.ID, safetext.Escape(r.Key), ts(r.At), safetext.Escape(orNone(r.Agent)),
+						safetext.Escape(r.Reason), reviewedText(r.Reviewed))
+				}
+			}), err
+		}
+		rows, err := s.Conflicts(ctx, f.all, f.prefix, 0, f.limit)
+		if rows == nil {
+			rows = []ledger.ConflictRow{}
+		}
+		return ok(rows, func(w io.Writer) {
+			for _, r := range rows {
+				fmt.Fprintf(w, "conflict %-4d %-40s %s  agent %s: differs in %s (stored %s, attempted %s)%s\n", r.ID, safetext.Escape(r.Key), ts(r.At),
+					safetext.Escape(orNone(r.Agent)), orNone(r.Differs), r.StoredSHA256[:12], r.AttemptSHA[:12], reviewedText(r.Reviewed))
+			}
+		}), err
+	})
+}
+
+func reviewedText(reviewed bool) string {
+	if reviewed {
+		return " (reviewed)"
+	}
+	return ""
 }
 
 func runDecide(decision ledger.DecisionKind) func(context.Context, *cmdCtx, *decideFlags) (int, error) {

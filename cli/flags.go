@@ -78,6 +78,13 @@ type reportFlags struct {
 type listFlags struct {
 	state, agent, kind, prefix, epoch string
 	limit                             int
+	all                               bool
+}
+
+type showFlags struct{ payload bool }
+
+func bindShow(fs *flag.FlagSet, f *showFlags) {
+	fs.BoolVar(&f.payload, "payload", false, "also print the retained payload (kind, target, body), escaped")
 }
 
 type decideFlags struct {
@@ -135,6 +142,7 @@ func bindList(fs *flag.FlagSet, f *listFlags) {
 	fs.StringVar(&f.prefix, "prefix", "", "only logical keys with this prefix")
 	fs.StringVar(&f.epoch, "epoch", "", "only keys under this epoch")
 	fs.IntVar(&f.limit, "limit", 100, "at most this many rows (max 10000)")
+	fs.BoolVar(&f.all, "all", false, "with --state fenced or conflict: reviewed ones too")
 }
 
 func bindDecide(fs *flag.FlagSet, f *decideFlags) {
