@@ -16,7 +16,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "verify", "export", "backup", "migrate"}
+	"operators remove", "watch", "verify", "export", "backup", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -42,6 +42,7 @@ func commands() map[string]command {
 		define("operators remove", "NAME [--key FILE]", "withdraw an operator's key (signed by an operator)", bindKey, runOperatorsRemove),
 		define("verify", "[--witness FILE]", "prove every fact, the hash chain, payload digests and witnessed heads", bindWitness, runVerify),
 		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
+		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
 		define[noFlags]("migrate", "", "create the ledger or upgrade its schema", nil, runMigrate),
 	}
