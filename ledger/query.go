@@ -70,7 +70,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		where, args = append(where, "logical_key >= ? AND logical_key < ?"), append(args, f.KeyPrefix, f.KeyPrefix+"\xff")
 	}
 	if f.Text != "" {
-		where = append(where, "(instr(action_key, ?) > 0 OR instr(agent, ?) > 0 OR instr(kind, ?) > 0 OR instr(target, ?) > 0)")
+		// Case-insensitive (ASCII letters, as SQLite's lower() folds): an
+		// operator typing "refund" finds "Refund".
+		where = append(where, "(instr(lower(action_key), lower(?)) > 0 OR instr(lower(agent), lower(?)) > 0 OR instr(lower(kind), lower(?)) > 0 OR instr(lower(target), lower(?)) > 0)")
 		args = append(args, f.Text, f.Text, f.Text, f.Text)
 	}
 	if f.BeforeID > 0 {
@@ -154,7 +156,7 @@ func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID i
 	q := `SELECT c.id, c.action_key, c.stored_sha256, c.attempted_sha256, c.attempted, c.redacted, c.differs, c.agent, c.at_ms,
 		EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id) AS reviewed
 		FROM conflicts c WHERE (? OR NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id))
-		AND (? = '' OR instr(c.action_key, ?) > 0 OR instr(c.agent, ?) > 0) AND (? = 0 OR c.id < ?)
+		AND (? = '' OR instr(lower(c.action_key), lower(?)) > 0 OR instr(lower(c.agent), lower(?)) > 0) AND (? = 0 OR c.id < ?)
 		ORDER BY c.id DESC LIMIT ?`
 	var out []ConflictRow
 	err := s.read(ctx, func(tx *Tx) (err error) {
@@ -199,7 +201,7 @@ func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int6
 	q := `SELECT f.id, f.action_key, f.key_epoch, f.active_epoch, f.payload_sha256, f.agent, f.reason, f.at_ms,
 		EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)
 		FROM fenced f WHERE (? OR NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id))
-		AND (? = '' OR instr(f.action_key, ?) > 0 OR instr(f.agent, ?) > 0) AND (? = 0 OR f.id < ?)
+		AND (? = '' OR instr(lower(f.action_key), lower(?)) > 0 OR instr(lower(f.agent), lower(?)) > 0) AND (? = 0 OR f.id < ?)
 		ORDER BY f.id DESC LIMIT ?`
 	var out []FencedRow
 	err := s.read(ctx, func(tx *Tx) (err error) {

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // KeyMap is every binding of the console, in one place: the views match
 // with key.Matches and the help view reads the same bindings.
@@ -13,6 +16,8 @@ type KeyMap struct {
 	// ScrollUp and ScrollDown move a dialog's list of keys; arrows only,
 	// so that j and k can be typed into its note.
 	ScrollUp, ScrollDown key.Binding
+	// Views jump to a view by its number, 1 to 5.
+	Views key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
@@ -40,6 +45,7 @@ func DefaultKeyMap() KeyMap {
 		Toggle:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
 		ScrollUp:   key.NewBinding(key.WithKeys("up", "pgup"), key.WithHelp("↑", "scroll keys up")),
 		ScrollDown: key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
+		Views:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
 	}
 }
 
@@ -52,7 +58,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.PrevTab, k.Focus, k.Filter, k.Help, k.Quit},
+		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Help, k.Quit},
 		{k.Select, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }
@@ -62,4 +68,10 @@ func (k *KeyMap) SetReadOnly(ro bool) {
 	for _, b := range []*key.Binding{&k.Select, &k.Approve, &k.Reject, &k.Reconcile, &k.Review} {
 		b.SetEnabled(!ro)
 	}
+}
+
+// matchesDecision reports whether msg is one of the decision keys (as
+// they are when enabled).
+func (k KeyMap) matchesDecision(msg tea.KeyMsg) bool {
+	return key.Matches(msg, k.Select, k.Approve, k.Reject, k.Reconcile, k.Review)
 }

@@ -13,7 +13,9 @@ import (
 // listView is one tab: a page of rows from the ledger, a cursor that stays
 // on the same key across refreshes, and a selection for batch decisions.
 type listView struct {
-	id       viewID
+	id viewID
+	// filter is the text the rows were loaded with, for the empty state.
+	filter   string
 	styles   *Styles
 	keys     *KeyMap
 	items    []item
@@ -133,9 +135,9 @@ func (l *listView) takeMoreRequest() bool {
 	return true
 }
 
-// reset forgets the loaded rows and the cursor (a new filter).
-func (l *listView) reset() {
-	l.items, l.loaded, l.cursor, l.offset = nil, false, 0, 0
+// reset forgets the loaded rows and the cursor for a new filter.
+func (l *listView) reset(filter string) {
+	l.items, l.loaded, l.cursor, l.offset, l.filter = nil, false, 0, 0, filter
 }
 
 // clearSelection drops every mark, after a batch was acted on.
@@ -226,6 +228,8 @@ func (l *listView) View() string {
 		b.WriteString("\n")
 		if !l.loaded {
 			b.WriteString(st.Empty.Render("loading..."))
+		} else if l.filter != "" {
+			b.WriteString(st.Empty.Render(wrap("Nothing here matches the filter \""+safetext.Escape(l.filter)+"\" (esc clears it).", w)))
 		} else {
 			b.WriteString(st.Empty.Render(wrap(emptyText[l.id], w)))
 		}

@@ -43,11 +43,14 @@ type Options struct {
 
 // Model is the console's root model.
 type Model struct {
-	opt      Options
-	store    *ledger.Store
-	watcher  *ledger.Watcher
-	styles   *Styles
-	keys     *KeyMap
+	opt     Options
+	store   *ledger.Store
+	watcher *ledger.Watcher
+	styles  *Styles
+	keys    *KeyMap
+	// roKeys are the decision bindings as enabled, so that a read-only
+	// console can say why a decision key does nothing.
+	roKeys   KeyMap
 	help     help.Model
 	views    [viewCount]*listView
 	active   viewID
@@ -92,7 +95,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), width: 80, height: 24}
+		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap()}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -273,17 +276,22 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, m.keys.Confirm):
 			m.filterOn = false
 			m.filterIn.Blur()
-			return m.setFilter(strings.TrimSpace(m.filterIn.Value()))
+			return nil
 		case key.Matches(msg, m.keys.Cancel):
 			m.filterOn = false
 			m.filterIn.Blur()
 			m.filterIn.SetValue("")
 			return m.setFilter("")
 		}
+		// Live: every keystroke re-reads the view with what is typed.
 		var cmd tea.Cmd
 		m.filterIn, cmd = m.filterIn.Update(msg)
+		if f := strings.TrimSpace(m.filterIn.Value()); f != m.filter {
+			return tea.Batch(cmd, m.setFilter(f))
+		}
 		return cmd
 	}
+	m.notice, m.lastErr = "", "" // a message lasts until the next action
 	k := m.keys
 	switch {
 	case msg.Type == tea.KeyCtrlC || key.Matches(msg, k.Quit):
@@ -315,6 +323,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.switchView((m.active + viewCount - 1) % viewCount)
 	case key.Matches(msg, k.Focus):
 		m.detail.SetFocus(!m.detail.Focused())
+		return nil
+	case key.Matches(msg, k.Views):
+		return m.switchView(viewID(msg.String()[0] - '1'))
+	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
+		m.lastErr = "read-only console (--read-only): approve, reject, reconcile, review and select are disabled"
 		return nil
 	case key.Matches(msg, k.Approve):
 		return m.openDecision(dlgApprove)
@@ -353,7 +366,7 @@ func (m *Model) switchView(v viewID) tea.Cmd {
 func (m *Model) setFilter(f string) tea.Cmd {
 	m.filter = f
 	for _, v := range m.views {
-		v.reset()
+		v.reset(f)
 	}
 	return m.snapshot()
 }
@@ -513,17 +526,20 @@ func (m *Model) View() string {
 	var lower string
 	switch {
 	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.help.FullHelpView(m.keys.FullHelp()))
+		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w - 4))
 	default:
 		lower = m.detail.View()
 	}
+	body := max(m.height, 10) - 4
 	switch {
-	case m.dialog != nil && !m.showHelp:
+	case m.showHelp:
+		// Help takes the whole body, so every binding is on screen.
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
+	case m.dialog != nil:
 		// A decision takes the whole body: every key it names, its note
 		// and its confirm line must be on screen, at 60x20 too.
-		body := max(m.height, 10) - 4
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.dialog.View()))
-	case w >= 140 && !m.showHelp:
+	case w >= 140:
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
 	default:
 		listH := m.list().Height()
@@ -533,7 +549,7 @@ func (m *Model) View() string {
 	if m.filterOn {
 		parts = append(parts, m.filterIn.View())
 	} else {
-		parts = append(parts, m.help.ShortHelpView(m.shortHelp()))
+		parts = append(parts, m.hintBar(w))
 	}
 	out := lipgloss.JoinVertical(lipgloss.Left, parts...)
 	return m.styles.App.MaxHeight(max(m.height, 10)).MaxWidth(w).Render(out)
@@ -547,7 +563,54 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.detail.ShortHelp()
 	}
 	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)
-	return append(bs, m.keys.Focus, m.keys.Filter, m.keys.Help, m.keys.Quit)
+	return append(bs, m.keys.Focus, m.keys.Filter)
+}
+
+// hintBar is the one-line help: what fits of the view's bindings, then
+// "? help" and "q quit", which are never cut off.
+func (m *Model) hintBar(w int) string {
+	if m.dialog != nil {
+		return m.help.ShortHelpView(m.shortHelp())
+	}
+	tail := m.help.ShortHelpView([]key.Binding{m.keys.Help, m.keys.Quit})
+	sep := m.help.Styles.ShortSeparator.Render(" • ")
+	room := w - lipgloss.Width(tail) - lipgloss.Width(sep)
+	// Bindings one by one while they fit, with room kept for "…" (bubbles'
+	// own cut keeps adding items once its ellipsis no longer fits).
+	var parts []string
+	used := 0
+	for _, b := range m.shortHelp() {
+		if !b.Enabled() {
+			continue
+		}
+		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
+		iw := lipgloss.Width(item) + lipgloss.Width(sep)
+		if used+iw > room-2 {
+			parts = append(parts, m.help.Styles.Ellipsis.Render("…"))
+			break
+		}
+		parts, used = append(parts, item), used+iw
+	}
+	return strings.Join(append(parts, tail), sep)
+}
+
+// fullHelp shows every binding: its columns side by side while they fit
+// the width, the rest on further rows, so nothing is dropped at 60x20.
+func (m *Model) fullHelp(w int) string {
+	var rows []string
+	var row []string
+	rowW := 0
+	for _, col := range m.keys.FullHelp() {
+		view := m.help.FullHelpView([][]key.Binding{col})
+		cw := lipgloss.Width(view) + 4
+		if len(row) > 0 && rowW+cw > w {
+			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+			row, rowW = nil, 0
+		}
+		row, rowW = append(row, view+"    "), rowW+cw
+	}
+	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
+	return strings.Join(rows, "\n\n")
 }
 
 var shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
@@ -627,12 +690,10 @@ func (m *Model) statusBar(w int) string {
 		path = "…" + path[len(path)-room+1:]
 	}
 	line := st.StatusBar.Render(ansi.Truncate("ledger "+path+right, w, "…"))
-	switch {
-	case m.lastErr != "":
-		return line + "\n" + st.StatusError.Render(ansi.Truncate("! "+m.lastErr, w, "…"))
-	case m.notice != "":
-		return line + "\n" + st.StatusOK.Render(ansi.Truncate(m.notice, w, "…"))
-	case m.filter != "":
+	// The message line: the active filter, always, then the last
+	// message, which lasts until the next key.
+	var msg []string
+	if m.filter != "" {
 		shown := "loading"
 		if l := m.list(); l.loaded {
 			shown = fmt.Sprintf("%d shown", len(l.items))
@@ -640,7 +701,13 @@ func (m *Model) statusBar(w int) string {
 				shown += "+"
 			}
 		}
-		return line + "\n" + st.Muted.Render(ansi.Truncate("filter: "+safetext.Escape(m.filter)+" · "+shown+" · esc clears", w, "…"))
+		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(m.filter)+" · "+shown))
 	}
-	return line + "\n"
+	switch {
+	case m.lastErr != "":
+		msg = append(msg, st.StatusError.Render("! "+m.lastErr))
+	case m.notice != "":
+		msg = append(msg, st.StatusOK.Render(m.notice))
+	}
+	return line + "\n" + ansi.Truncate(strings.Join(msg, st.Muted.Render(" · ")), w, "…")
 }

@@ -671,3 +671,61 @@ func TestBatchDialogFitsSixtyByTwenty(t *testing.T) {
 		t.Errorf("the long key is cut:\n%s", frame)
 	}
 }
+
+// TestReadOnlySaysWhy: in --read-only, a decision key says why it does
+// nothing instead of doing nothing silently.
+func TestReadOnlySaysWhy(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:ro-1", "refund", "x", "refund-bot")
+	tm := f.console(100, 30, true, "alice")
+	waitFor(t, tm, "refund:ro-1")
+	tm.Send(press("a"))
+	waitFor(t, tm, "read-only console (--read-only): approve, reject")
+	final(t, tm)
+}
+
+// TestLiveFilterIgnoresCase: the filter applies as it is typed, ignores
+// case, says how many rows it shows, stays visible over later messages,
+// and an empty result says it is the filter, not an empty ledger.
+func TestLiveFilterIgnoresCase(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:alpha-1", "refund", "x", "Alpha-Bot")
+	f.guard("refund:beta-2", "refund", "y", "other-bot")
+	tm := f.console(100, 30, false, "alice")
+	waitFor(t, tm, "refund:beta-2")
+	tm.Send(press("/"))
+	tm.Type("ALPHA")
+	waitFor(t, tm, "filter: ALPHA · 1 shown") // no enter: live
+	tm.Send(press("enter"))
+	tm.Send(press("a"))
+	tm.Send(press("esc")) // cancelled: the filter must still show
+	waitFor(t, tm, "filter: ALPHA · 1 shown · cancelled")
+	tm.Send(press("/"))
+	tm.Type("zzz")
+	waitFor(t, tm, `Nothing here matches the filter "ALPHAzzz"`)
+	m := finalModel(t, tm)
+	if m.filter != "ALPHAzzz" {
+		t.Fatalf("filter = %q", m.filter)
+	}
+}
+
+// TestHelpShowsEveryBindingAtSixtyByTwenty: the help page wraps its
+// columns instead of dropping the third, and the hint bar keeps "? help"
+// and "q quit" at every width; 1-5 jump to the views.
+func TestHelpShowsEveryBindingAtSixtyByTwenty(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:h-1", "refund", "x", "refund-bot")
+	tm := f.console(60, 20, false, "alice")
+	waitFor(t, tm, "? help • q quit")
+	tm.Send(press("?"))
+	for _, want := range []string{"mark reviewed", "reconcile", "select", "jump to view", "quit", "filter"} {
+		waitFor(t, tm, want)
+	}
+	tm.Send(press("?"))
+	tm.Send(press("5"))
+	waitFor(t, tm, "key  ") // the All view's header
+	m := finalModel(t, tm)
+	if m.active != viewAll {
+		t.Fatalf("5 opened view %d", m.active)
+	}
+}
