@@ -25,13 +25,17 @@ var viewTitles = [viewCount]string{"Pending approvals", "Conflicts", "Uncertain 
 // item is one row of any view, flattened so that one list component can
 // show actions, conflicts and fenced calls alike.
 type item struct {
-	ID       int64
-	Key      string
-	Logical  string // shown in lists; the epoch is in the detail pane
-	State    string
-	Kind     string
-	Agent    string
-	Note     string // the view's own column: deadline, differing fields, reason
+	ID      int64
+	Key     string
+	Logical string // shown in lists; the epoch is in the detail pane
+	State   string
+	Kind    string
+	Agent   string
+	Note    string // conflicts and fenced calls: differing fields, reason
+	// Deadline is a pending request's expiry or a permit's lease end; At
+	// is when a conflict or fenced call was logged.
+	Deadline time.Time
+	At       time.Time
 	Conflict *ledger.ConflictRow
 	Fenced   *ledger.FencedRow
 }
@@ -91,7 +95,7 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 		}
 		for i := range rows {
 			c := rows[i]
-			out = append(out, item{ID: c.ID, Key: c.Key, Logical: logical(c.Key), State: "conflict", Agent: c.Agent, Note: "differs: " + c.Differs, Conflict: &c})
+			out = append(out, item{ID: c.ID, Key: c.Key, Logical: logical(c.Key), State: "conflict", Agent: c.Agent, Note: "differs: " + c.Differs, At: c.At, Conflict: &c})
 		}
 	case viewFenced:
 		rows, err := s.Fenced(ctx, false, filter, before, limit+1)
@@ -100,7 +104,7 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 		}
 		for i := range rows {
 			f := rows[i]
-			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: "fenced", Agent: f.Agent, Note: f.Reason, Fenced: &f})
+			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: "fenced", Agent: f.Agent, Note: f.Reason, At: f.At, Fenced: &f})
 		}
 	default:
 		f := ledger.Filter{Text: filter, BeforeID: before, Limit: limit + 1}
@@ -116,8 +120,8 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 		}
 		for _, r := range rows {
 			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: string(r.State), Kind: r.Kind, Agent: r.Agent}
-			if r.State == ledger.StatePending {
-				it.Note = "until " + r.Deadline.Format("15:04")
+			if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
+				it.Deadline = r.Deadline
 			}
 			out = append(out, it)
 		}

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -26,10 +28,12 @@ type listView struct {
 	selected map[string]bool
 	width    int
 	height   int
+	// now is the ledger's clock, for relative times ("in 14m").
+	now func() time.Time
 }
 
-func newListView(id viewID, st *Styles, km *KeyMap) *listView {
-	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}}
+func newListView(id viewID, st *Styles, km *KeyMap, now func() time.Time) *listView {
+	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}, now: now}
 }
 
 // SetSize sets the rows and columns the list may use.
@@ -212,18 +216,18 @@ var emptyText = [viewCount]string{
 func (l *listView) View() string {
 	st := l.styles
 	w := max(l.width, 20)
-	keyW := max(w/2-6, 12)
-	stateW, kindW := 11, 14
-	agentW := max(w-keyW-stateW-kindW-6, 8)
-	line := func(sel, key, state, kind, agent string) string {
-		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + pad(agent, agentW)
+	stateW, kindW, timeW := 10, 14, 11
+	keyW := max(w-stateW-kindW-timeW-16, 12)
+	agentW := max(w-keyW-stateW-kindW-timeW-7, 6)
+	line := func(sel, key, state, kind, when, agent string) string {
+		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + when + " " + pad(agent, agentW)
 	}
 	var b strings.Builder
-	third := "kind"
+	third, fourth := "kind", "due"
 	if l.id == viewConflicts || l.id == viewFenced {
-		third = "detail"
+		third, fourth = "detail", "logged"
 	}
-	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", "key", "state", third, "agent"), w, "")))
+	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", "key", "state", third, pad(fourth, timeW), "agent"), w, "")))
 	if len(l.items) == 0 {
 		b.WriteString("\n")
 		if !l.loaded {
@@ -235,6 +239,7 @@ func (l *listView) View() string {
 		}
 		return b.String()
 	}
+	now := l.now()
 	end := min(l.offset+l.rows(), len(l.items))
 	for i := l.offset; i < end; i++ {
 		it := l.items[i]
@@ -242,11 +247,13 @@ func (l *listView) View() string {
 		if l.selected[it.Key] {
 			mark = "● "
 		}
-		third := it.Kind
-		if it.Note != "" && (l.id == viewConflicts || l.id == viewFenced || l.id == viewPending) {
-			third = it.Note
+		third, when := it.Kind, pad(relative(it.Deadline, now), timeW)
+		if it.Conflict != nil || it.Fenced != nil {
+			third, when = it.Note, pad(relative(it.At, now), timeW)
+		} else if left := it.Deadline.Sub(now); i != l.cursor && !it.Deadline.IsZero() && left > 0 && left <= 10*time.Minute {
+			when = st.Soon.Render(when) // due within ten minutes
 		}
-		text := line(mark, safetext.Escape(it.Logical), it.State, safetext.Escape(third), safetext.Escape(it.Agent))
+		text := line(mark, safetext.Escape(it.Logical), it.State, safetext.Escape(third), when, safetext.Escape(it.Agent))
 		text = ansi.Truncate(text, w, "…")
 		b.WriteString("\n")
 		switch {
@@ -276,4 +283,29 @@ func pad(s string, w int) string {
 // wrap breaks plain text into lines of at most w cells.
 func wrap(s string, w int) string {
 	return ansi.Wrap(s, max(w, 10), " ")
+}
+
+// relative is a time as lists show it, against the ledger's clock: "in
+// 14m", "3m ago", "-" for none.
+func relative(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	if d := t.Sub(now); d >= 0 {
+		return "in " + short(d)
+	}
+	return short(now.Sub(t)) + " ago"
+}
+
+// short is a duration in its largest unit or two: 45s, 14m, 3h05m, 2d.
+func short(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -99,7 +99,7 @@ func New(opt Options) (*Model, error) {
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
-		m.views[v] = newListView(v, &st, &km)
+		m.views[v] = newListView(v, &st, &km, opt.Store.Now)
 	}
 	m.filterIn = textinput.New()
 	m.filterIn.Prompt = "/"
@@ -668,7 +668,7 @@ func (m *Model) statusBar(w int) string {
 	}
 	refreshed := "loading"
 	if !m.refresh.IsZero() {
-		refreshed = "refreshed " + m.refresh.Format("15:04:05")
+		refreshed = "refreshed " + m.refresh.UTC().Format("15:04:05Z")
 	}
 	c := m.counts
 	right := fmt.Sprintf(" · epoch %s · %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,

@@ -30,6 +30,8 @@ type Styles struct {
 	State       map[string]lipgloss.Style
 	HelpKey     lipgloss.Style
 	HelpDesc    lipgloss.Style
+	// Soon marks a deadline within ten minutes.
+	Soon lipgloss.Style
 }
 
 // NewStyles builds the theme for one renderer (one terminal).
@@ -58,6 +60,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		StatusBar:   r.NewStyle().Foreground(muted),
 		StatusError: r.NewStyle().Foreground(bad).Bold(true),
 		StatusOK:    r.NewStyle().Foreground(good),
+		Soon:        r.NewStyle().Foreground(warn).Bold(true),
 		Dialog:      r.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(warn).Padding(0, 1),
 		DialogTitle: r.NewStyle().Bold(true).Foreground(warn),
 		Empty:       r.NewStyle().Foreground(muted).Italic(true),

@@ -729,3 +729,43 @@ func TestHelpShowsEveryBindingAtSixtyByTwenty(t *testing.T) {
 		t.Fatalf("5 opened view %d", m.active)
 	}
 }
+
+// TestListTimes: lists show times relative to the ledger's clock, and a
+// deadline within ten minutes is marked (bold, in the warning colour).
+func TestListTimes(t *testing.T) {
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, "-"},
+		{now.Add(14*time.Minute + 20*time.Second), "in 14m"},
+		{now.Add(-3 * time.Minute), "3m ago"},
+		{now.Add(45 * time.Second), "in 45s"},
+		{now.Add(3*time.Hour + 5*time.Minute), "in 3h05m"},
+		{now.Add(-50 * time.Hour), "2d ago"},
+	} {
+		if got := relative(tc.t, now); got != tc.want {
+			t.Errorf("relative(%v) = %q, want %q", tc.t.Sub(now), got, tc.want)
+		}
+	}
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	st := NewStyles(r)
+	km := DefaultKeyMap()
+	l := newListView(viewPending, &st, &km, func() time.Time { return now })
+	l.SetSize(100, 10)
+	l.setItems([]item{
+		{ID: 2, Key: "refund:soon", Logical: "refund:soon", State: "pending", Kind: "refund", Deadline: now.Add(9 * time.Minute)},
+		{ID: 1, Key: "refund:later", Logical: "refund:later", State: "pending", Kind: "refund", Deadline: now.Add(time.Hour)},
+	}, false)
+	l.cursor = 1 // the highlight is on rows off the cursor
+	view := l.View()
+	soon := st.Soon.Render(pad("in 9m", 11))
+	if !strings.Contains(view, soon) {
+		t.Errorf("the deadline in 9 minutes is not marked:\n%q", view)
+	}
+	if strings.Contains(view, st.Soon.Render(pad("in 1h00m", 11))) {
+		t.Errorf("a deadline an hour away is marked")
+	}
+}
