@@ -118,6 +118,9 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.snapshot(), m.tick())
 }
 
+// maxReload is the most rows one refresh reloads (ledger.List's cap).
+const maxReload = 10000
+
 // deadlinePassed reports whether the earliest deadline the last snapshot
 // saw ahead has passed by the ledger's clock.
 func (m *Model) deadlinePassed() bool {
@@ -143,8 +146,11 @@ func (m *Model) check() tea.Cmd {
 func (m *Model) list() *listView { return m.views[m.active] }
 
 func (m *Model) snapshot() tea.Cmd {
-	limit := max(m.list().loadedCount(), pageSize)
-	f := snapshotCmd(m.opt.Context, m.store, m.active, m.filter, m.opt.Operator, min(limit, 5*pageSize))
+	// Reload every row loaded so far and a page more, so that rows other
+	// processes added at the top do not push the selected key out of the
+	// reloaded window, however deep the cursor is (up to the list cap).
+	limit := min(m.list().loadedCount()+pageSize, maxReload)
+	f := snapshotCmd(m.opt.Context, m.store, m.active, m.filter, m.opt.Operator, limit)
 	return func() tea.Msg { return f() }
 }
 

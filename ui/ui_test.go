@@ -769,3 +769,36 @@ func TestListTimes(t *testing.T) {
 		t.Errorf("a deadline an hour away is marked")
 	}
 }
+
+// TestSelectionStaysDeep: past the first pages of the All view, the
+// selection stays on its key when other processes add rows at the top.
+func TestSelectionStaysDeep(t *testing.T) {
+	f := newFixture(t)
+	var items []ledger.BulkItem
+	for i := 0; i < 3*pageSize+50; i++ {
+		items = append(items, ledger.BulkItem{Key: fmt.Sprintf("refund:deep-%04d", i), Payload: ledger.Payload{Kind: "refund", Target: "t", Body: fmt.Sprint(i)}, Agent: "bot", RecordOnly: true})
+	}
+	if _, err := f.s.BulkGuard(ctx, items); err != nil {
+		t.Fatal(err)
+	}
+	tm := f.console(100, 30, false, "alice")
+	tm.Send(press("5"))
+	waitFor(t, tm, "refund:deep-0649")
+	for i := 0; i < 4; i++ { // G loads the next page each time it reaches the end
+		tm.Send(press("G"))
+		time.Sleep(100 * time.Millisecond)
+	}
+	tm.Send(press("k")) // the second-oldest key, which three new rows would push out of a reload of as many rows
+	waitFor(t, tm, "refund:deep-0001")
+	other := f.other()
+	for i := 0; i < 3; i++ {
+		if _, err := other.Record(ctx, fmt.Sprintf("refund:new-%d", i), ledger.Payload{Kind: "refund", Target: "t", Body: "n"}, ledger.RecordOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, tm, "All 653")
+	m := finalModel(t, tm)
+	if it, _ := m.list().current(); it.Key != "refund:deep-0001" {
+		t.Fatalf("the selection moved to %s", it.Key)
+	}
+}
