@@ -18,6 +18,8 @@ type KeyMap struct {
 	ScrollUp, ScrollDown key.Binding
 	// Views jump to a view by its number, 1 to 5.
 	Views key.Binding
+	// Log opens the message log.
+	Log key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
@@ -46,6 +48,7 @@ func DefaultKeyMap() KeyMap {
 		ScrollUp:   key.NewBinding(key.WithKeys("up", "pgup"), key.WithHelp("↑", "scroll keys up")),
 		ScrollDown: key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
 		Views:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
+		Log:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
 	}
 }
 
@@ -58,7 +61,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Help, k.Quit},
+		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Log, k.Help, k.Quit},
 		{k.Select, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }

@@ -60,6 +60,8 @@ type Model struct {
 	filter   string
 	filterOn bool
 	showHelp bool
+	log      *msgLog
+	showLog  bool
 
 	counts   ledger.Counts
 	sign     ledger.Signing
@@ -95,7 +97,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap()}
+		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km)}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -206,7 +208,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case checkedMsg:
 		if msg.err != nil {
-			m.inflight, m.lastErr = false, "refresh: "+msg.err.Error()
+			m.inflight = false
+			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
 			return m, nil
 		}
 		if !msg.changed {
@@ -217,7 +220,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case snapshotMsg:
 		m.inflight = false
 		if msg.err != nil {
-			m.lastErr = "refresh: " + msg.err.Error()
+			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
 			return m, nil
 		}
 		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
@@ -228,7 +231,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.loadDetail()
 	case pageMsg:
 		if msg.err != nil {
-			m.lastErr = "load: " + msg.err.Error()
+			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
 		} else if msg.view == m.active && msg.filter == m.filter {
 			m.list().appendItems(msg.items, msg.more)
 		}
@@ -241,7 +244,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case dialogDoneMsg:
 		m.dialog = nil
 		if !msg.confirmed {
-			m.notice = "cancelled"
+			m.say(sevInfo, "cancelled")
 			return m, nil
 		}
 		if m.sign.Signed {
@@ -303,11 +306,20 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case msg.Type == tea.KeyCtrlC || key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp, m.showLog = !m.showHelp, false
 		m.layout()
 		return nil
+	case key.Matches(msg, k.Log):
+		m.showLog, m.showHelp = !m.showLog, false
+		return nil
+	case m.showLog && !key.Matches(msg, k.Cancel):
+		var cmd tea.Cmd
+		m.log, cmd = m.log.Update(msg)
+		return cmd
 	case key.Matches(msg, k.Cancel):
 		switch {
+		case m.showLog:
+			m.showLog = false
 		case m.showHelp:
 			m.showHelp = false
 			m.layout()
@@ -333,7 +345,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Views):
 		return m.switchView(viewID(msg.String()[0] - '1'))
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
-		m.lastErr = "read-only console (--read-only): approve, reject, reconcile, review and select are disabled"
+		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
 		return nil
 	case key.Matches(msg, k.Approve):
 		return m.openDecision(dlgApprove)
@@ -382,7 +394,7 @@ func (m *Model) setFilter(f string) tea.Cmd {
 func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	rows := m.list().chosen()
 	if len(rows) == 0 {
-		m.notice = "nothing selected"
+		m.say(sevInfo, "nothing selected")
 		return nil
 	}
 	if kind != dlgApprove && kind != dlgReject {
@@ -393,10 +405,10 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		want := map[dialogKind]string{dlgApprove: "pending", dlgReject: "pending", dlgReconcile: "uncertain"}[kind]
 		switch {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
-			m.lastErr = "mark reviewed applies to conflicts and fenced calls"
+			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
 			return nil
 		case kind != dlgReview && it.State != want:
-			m.lastErr = fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want)
+			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
 			return nil
 		}
 		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
@@ -485,19 +497,39 @@ func refusalText(err error) string {
 	return err.Error()
 }
 
+// say shows a message on the message line (until the next key) and
+// keeps it in the message log.
+func (m *Model) say(sev severity, text string) {
+	if sev == sevError {
+		m.lastErr, m.notice = text, ""
+	} else {
+		m.notice, m.lastErr = text, ""
+	}
+	m.log.add(m.opt.Now(), sev, text)
+}
+
 func (m *Model) reportAction(a actionMsg) {
-	var refused []string
+	var refused, done []string
+	now := m.opt.Now()
 	for i, err := range a.errs {
+		key := safetext.Escape(a.keys[i])
 		if err != nil {
-			refused = append(refused, safetext.Escape(a.keys[i])+": "+safetext.Escape(refusalText(err)))
+			why := safetext.Escape(refusalText(err))
+			refused = append(refused, key+": "+why)
+			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
+		} else {
+			done = append(done, key)
+			m.log.add(now, sevInfo, a.action+" done for "+key)
 		}
 	}
 	m.list().clearSelection()
-	done := len(a.keys) - len(refused)
-	m.notice = fmt.Sprintf("%s: %d done", a.action, done)
+	m.notice = fmt.Sprintf("%s: %d done", a.action, len(done))
+	if len(done) > 0 {
+		m.notice += " (" + strings.Join(done, ", ") + ")"
+	}
 	m.lastErr = ""
 	if len(refused) > 0 {
-		m.lastErr = fmt.Sprintf("%d refused: %s", len(refused), strings.Join(refused, "; "))
+		m.lastErr = fmt.Sprintf("%d refused: %s · L shows the full text", len(refused), strings.Join(refused, "; "))
 	}
 }
 
@@ -522,6 +554,7 @@ func (m *Model) layout() {
 	if m.dialog != nil {
 		m.dialog.SetSize(w, body)
 	}
+	m.log.SetSize(w, body)
 }
 
 // View draws the console.
@@ -538,6 +571,8 @@ func (m *Model) View() string {
 	}
 	body := max(m.height, 10) - 4
 	switch {
+	case m.showLog:
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.log.View()))
 	case m.showHelp:
 		// Help takes the whole body, so every binding is on screen.
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
@@ -567,6 +602,8 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.dialog.ShortHelp()
 	case m.detail.Focused():
 		return m.detail.ShortHelp()
+	case m.showLog:
+		return m.log.ShortHelp()
 	}
 	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)
 	return append(bs, m.keys.Focus, m.keys.Filter)

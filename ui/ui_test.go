@@ -802,3 +802,37 @@ func TestSelectionStaysDeep(t *testing.T) {
 		t.Fatalf("the selection moved to %s", it.Key)
 	}
 }
+
+// TestMessageLogKeepsFullText: a refusal's full text, cut on the message
+// line, is in the message log (L), with each key of a partial batch
+// named as done or refused; the message line clears on the next key.
+func TestMessageLogKeepsFullText(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:m-1", "refund", "x", "alice") // alice's own request
+	f.guard("refund:m-2", "refund", "y", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:m-2")
+	tm.Send(press("space"))
+	tm.Send(press("space"))
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 2 actions?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "1 refused")
+	tm.Send(press("L"))
+	waitFor(t, tm, "approve done for refund:m-2")
+	waitFor(t, tm, "approve refused for refund:m-1")
+	m := finalModel(t, tm)
+	var all []string
+	for _, e := range m.log.entries {
+		all = append(all, e.text)
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{`operator "alice" and agent "alice" are the same name`, "approve done for refund:m-2"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the log lacks %q:\n%s", want, joined)
+		}
+	}
+	if m.lastErr != "" || m.notice != "" {
+		t.Errorf("the message line did not clear on the next key: %q %q", m.lastErr, m.notice)
+	}
+}

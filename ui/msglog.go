@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// severity is how a message is shown: a refusal or error stands out.
+type severity int
+
+const (
+	sevInfo severity = iota
+	sevError
+)
+
+// logEntry is one message, kept whole.
+type logEntry struct {
+	at   time.Time
+	sev  severity
+	text string // already escaped
+}
+
+// msgLog is the message log (L): every message and every key's result of
+// every batch, whole and newest first, since the message line only has
+// room for a summary and lasts until the next key.
+type msgLog struct {
+	styles  *Styles
+	keys    *KeyMap
+	entries []logEntry
+	vp      viewport.Model
+	width   int
+	height  int
+}
+
+var _ component[*msgLog] = (*msgLog)(nil)
+
+func newMsgLog(st *Styles, km *KeyMap) *msgLog {
+	return &msgLog{styles: st, keys: km, vp: viewport.New(0, 0)}
+}
+
+// add keeps one message; the log holds the last 500.
+func (l *msgLog) add(at time.Time, sev severity, text string) {
+	l.entries = append(l.entries, logEntry{at: at, sev: sev, text: text})
+	if len(l.entries) > 500 {
+		l.entries = l.entries[len(l.entries)-500:]
+	}
+	l.render()
+}
+
+// SetSize sets the pane's outer size, border included.
+func (l *msgLog) SetSize(w, h int) {
+	l.width, l.height = w, h
+	l.vp.Width, l.vp.Height = max(w-4, 10), max(h-2, 1)
+	l.render()
+}
+
+func (l *msgLog) render() {
+	if len(l.entries) == 0 {
+		l.vp.SetContent(l.styles.Empty.Render("No messages yet. Results of decisions and every refusal, in full, appear here."))
+		return
+	}
+	var b strings.Builder
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		e := l.entries[i]
+		style := l.styles.Value
+		if e.sev == sevError {
+			style = l.styles.StatusError
+		}
+		line := fmt.Sprintf("%s  %s", e.at.UTC().Format("15:04:05Z"), e.text)
+		b.WriteString(style.Render(wrap(line, l.vp.Width)) + "\n")
+	}
+	l.vp.SetContent(b.String())
+}
+
+// Update scrolls the log.
+func (l *msgLog) Update(msg tea.Msg) (*msgLog, tea.Cmd) {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(km, l.keys.Up):
+			l.vp.ScrollUp(1)
+		case key.Matches(km, l.keys.Down):
+			l.vp.ScrollDown(1)
+		case key.Matches(km, l.keys.PageUp):
+			l.vp.HalfPageUp()
+		case key.Matches(km, l.keys.PageDown):
+			l.vp.HalfPageDown()
+		}
+	}
+	return l, nil
+}
+
+// View draws the log in a pane with its title.
+func (l *msgLog) View() string {
+	title := l.styles.DialogTitle.Render(fmt.Sprintf("Messages (%d, newest first) · L or esc closes", len(l.entries)))
+	return l.styles.Pane.Width(max(l.width-2, 10)).Render(title + "\n" + l.vp.View())
+}
+
+// ShortHelp implements help.KeyMap.
+func (l *msgLog) ShortHelp() []key.Binding {
+	return []key.Binding{l.keys.Up, l.keys.Down, l.keys.Log, l.keys.Cancel}
+}
+
+// FullHelp implements help.KeyMap.
+func (l *msgLog) FullHelp() [][]key.Binding { return [][]key.Binding{l.ShortHelp()} }
