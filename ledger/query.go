@@ -410,3 +410,38 @@ func earliest(a, b int64) int64 {
 
 // Now is the ledger's clock (Options.Now): what deadlines are compared with.
 func (s *Store) Now() time.Time { return s.now() }
+
+// Brief is what a confirmation shows of a key: the payload digest from
+// the intent (the fact an operator decides on) and, for reading, its kind
+// and target.
+type Brief struct {
+	Key    string
+	SHA256 string
+	Kind   string
+	Target string
+}
+
+// Briefs reads the briefs of many keys in one snapshot and one query per
+// hundred keys, for a confirmation that lists them; keys not found are
+// left out.
+func (s *Store) Briefs(ctx context.Context, keys []string) ([]Brief, error) {
+	return read(ctx, s, func(tx *Tx) ([]Brief, error) {
+		var out []Brief
+		for start := 0; start < len(keys); start += 100 {
+			chunk := keys[start:min(start+100, len(keys))]
+			args := make([]any, len(chunk))
+			for i, k := range chunk {
+				args[i] = k
+			}
+			rows, err := queryRows(ctx, tx, `SELECT i.action_key, i.payload_sha256, coalesce(x.kind, ''), coalesce(x.target, '')
+				FROM intents i LEFT JOIN action_index x ON x.action_key = i.action_key
+				WHERE i.action_key IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args,
+				func(r *sql.Rows, b *Brief) error { return r.Scan(&b.Key, &b.SHA256, &b.Kind, &b.Target) })
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rows...)
+		}
+		return out, nil
+	})
+}

@@ -149,3 +149,25 @@ func appendU4(b []byte, r rune) []byte {
 	}
 	return b
 }
+
+// Disarm escapes only what could act on a terminal or hide text (as
+// Escape does) and leaves every other character, backslashes included,
+// as it is. It is for text being typed into an input field: applied after
+// each keystroke it changes nothing twice, so a typed backslash stays one
+// backslash while a pasted ESC or U+202E shows as its escape.
+func Disarm(s string) string {
+	if isPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		if s[i] == '\\' {
+			b.WriteByte('\\') // kept single: Disarm must change nothing twice
+		} else {
+			write(&b, s[i:i+size], false)
+		}
+		i += size
+	}
+	return b.String()
+}

@@ -101,3 +101,28 @@ func TestEscapeJSON(t *testing.T) {
 		t.Errorf("astral format character not a surrogate pair: %s", got)
 	}
 }
+
+// TestDisarm: typed text keeps its backslashes and letters; every
+// dangerous character of the corpus shows as its escape; a second pass
+// changes nothing.
+func TestDisarm(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`C:\path é 中`, `C:\path é 中`},
+		{"a\x1b]0;x\x07b", `a\x1b]0;x\x07b`},
+		{"pay\u202eusd", `pay\u202eusd`},
+		{"bad\xffbyte", `bad\xffbyte`},
+	} {
+		got := Disarm(tc.in)
+		if got != tc.want {
+			t.Errorf("Disarm(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if again := Disarm(got); again != got {
+			t.Errorf("Disarm is not stable: %q then %q", got, again)
+		}
+	}
+	for _, h := range testdata.HostileStrings(t) {
+		if d := Disarm(h.Text); Disarm(d) != d || strings.ContainsAny(d, "\x1b\r\u202e\u200b\u009b\x7f") {
+			t.Errorf("%s: Disarm left a dangerous character or is unstable: %q", h.Name, d)
+		}
+	}
+}

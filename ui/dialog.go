@@ -42,7 +42,7 @@ type dialog struct {
 	kind    dialogKind
 	targets []target
 	input   textinput.Model
-	result  int // reconcile: 0 executed, 1 not-executed
+	result  int // reconcile: -1 none chosen yet, 0 executed, 1 not-executed
 	problem string
 	styles  *Styles
 	keys    *KeyMap
@@ -75,7 +75,7 @@ func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialo
 		in.Placeholder = "note (optional)"
 	}
 	in.Focus()
-	return &dialog{kind: kind, targets: targets, input: in, styles: st, keys: km}
+	return &dialog{kind: kind, targets: targets, input: in, styles: st, keys: km, result: -1}
 }
 
 // Init starts the input's cursor blinking.
@@ -122,14 +122,23 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 			return d, func() tea.Msg { return dialogDoneMsg{kind: d.kind, targets: d.targets} }
 		case key.Matches(km, d.keys.Confirm):
 			text := strings.TrimSpace(d.input.Value())
-			if d.textRequired() && text == "" {
-				d.problem = "a " + strings.Fields(d.input.Placeholder)[0] + " is required"
+			if d.kind == dlgReconcile && d.result < 0 {
+				// No default: executed or not-executed is the operator's
+				// finding, never a preselected answer.
+				d.problem = "choose the result first: tab switches between executed and not-executed"
 				return d, nil
 			}
-			done := dialogDoneMsg{confirmed: true, kind: d.kind, targets: d.targets, text: text, result: results[d.result]}
+			if d.textRequired() && text == "" {
+				d.problem = "a " + d.needs() + " is required"
+				return d, nil
+			}
+			done := dialogDoneMsg{confirmed: true, kind: d.kind, targets: d.targets, text: text}
+			if d.kind == dlgReconcile {
+				done.result = results[d.result]
+			}
 			return d, func() tea.Msg { return done }
 		case key.Matches(km, d.keys.Toggle) && d.kind == dlgReconcile:
-			d.result = 1 - d.result
+			d.result = (d.result + 1) % len(results)
 			return d, nil
 		case key.Matches(km, d.keys.ScrollUp):
 			d.offset = max(d.offset-1, 0)
@@ -141,7 +150,26 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(msg)
+	disarm(&d.input)
 	return d, cmd
+}
+
+// needs names the text a decision requires.
+func (d *dialog) needs() string {
+	if d.kind == dlgReject {
+		return "reason"
+	}
+	return "note"
+}
+
+// disarm shows a control or format character typed or pasted into an
+// input as its escape (safetext.Disarm), in what is shown and what is
+// stored: a note never carries a bidi override into the ledger unseen.
+func disarm(in *textinput.Model) {
+	if v := in.Value(); safetext.Disarm(v) != v {
+		in.SetValue(safetext.Disarm(v))
+		in.CursorEnd()
+	}
 }
 
 // View renders the dialog box within the height SetSize gave: the title,

@@ -295,6 +295,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		// Live: every keystroke re-reads the view with what is typed.
 		var cmd tea.Cmd
 		m.filterIn, cmd = m.filterIn.Update(msg)
+		disarm(&m.filterIn)
 		if f := strings.TrimSpace(m.filterIn.Value()); f != m.filter {
 			return tea.Batch(cmd, m.setFilter(f))
 		}
@@ -433,21 +434,30 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 func (m *Model) digests(ts []target) tea.Cmd {
 	s, ctx := m.store, m.opt.Context
 	ts = append([]target(nil), ts...)
+	keys := make([]string, len(ts))
+	for i, t := range ts {
+		keys[i] = t.Key
+	}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
+		briefs, err := s.Briefs(ctx, keys)
+		if err != nil {
+			return digestsMsg(ts) // shown as loading; the decision still names each key
+		}
+		byKey := make(map[string]ledger.Brief, len(briefs))
+		for _, b := range briefs {
+			byKey[b.Key] = b
+		}
 		for i := range ts {
-			d, err := s.Status(ctx, ts[i].Key)
-			if err != nil {
-				continue // a fenced call's key may have no intent
+			b, ok := byKey[ts[i].Key] // a fenced call's key may have no intent
+			if !ok {
+				continue
 			}
 			if ts[i].Digest == "" {
-				ts[i].Digest = d.SHA256
+				ts[i].Digest = b.SHA256
 			}
-			ts[i].Kind = d.Kind
-			if d.Payload != nil {
-				ts[i].Subject = d.Payload.Target
-			}
+			ts[i].Kind, ts[i].Subject = b.Kind, b.Target
 		}
 		return digestsMsg(ts)
 	}

@@ -136,7 +136,7 @@ func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
 // counts, and several things drawn in one frame can be awaited in turn.
 func waitFor(t *testing.T, c *console, text string) {
 	t.Helper()
-	waitWithin(t, c, text, 5*time.Second)
+	waitWithin(t, c, text, slowdown*5*time.Second)
 }
 
 func waitWithin(t *testing.T, c *console, text string, d time.Duration) {
@@ -345,13 +345,18 @@ func TestReconcileUncertain(t *testing.T) {
 	waitFor(t, tm, "report:q4")
 	tm.Send(press("c"))
 	waitFor(t, tm, "Reconcile 1 action?")
-	tm.Send(press("tab")) // not-executed
-	tm.Type("provider has no record")
+	tm.Type("provider has no record ")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'\u202e'}}) // Type sends bytes, not runes
+	waitFor(t, tm, `provider has no record \u202e`)                  // a typed bidi override shows as its escape
+	tm.Send(press("enter"))
+	waitFor(t, tm, "choose the result first") // no preselected result
+	tm.Send(press("tab"))                     // executed
+	tm.Send(press("tab"))                     // not-executed
 	tm.Send(press("enter"))
 	waitFor(t, tm, "reconcile: 1 done")
 	final(t, tm)
 	d, _ := f.s.Status(ctx, "report:q4")
-	if d.State != ledger.StateReconciled || d.Reconcile.Result != "not-executed" || d.Reconcile.Note != "provider has no record" {
+	if d.State != ledger.StateReconciled || d.Reconcile.Result != "not-executed" || d.Reconcile.Note != `provider has no record \u202e` {
 		t.Fatalf("status = %s %+v", d.State, d.Reconcile)
 	}
 }
@@ -650,6 +655,7 @@ func TestBatchDialogFitsSixtyByTwenty(t *testing.T) {
 	tm.Send(press("a"))
 	waitFor(t, tm, "Approve 12 actions?")
 	waitFor(t, tm, "of 12")
+	waitFor(t, tm, "refund · target acct-7") // the targets, loaded in a command
 	var frame string
 	for range keys {
 		tm.Send(press("down"))
@@ -784,9 +790,20 @@ func TestSelectionStaysDeep(t *testing.T) {
 	tm := f.console(100, 30, false, "alice")
 	tm.Send(press("5"))
 	waitFor(t, tm, "refund:deep-0649")
-	for i := 0; i < 4; i++ { // G loads the next page each time it reaches the end
+	// G goes to the last loaded row, which asks for the next page: the
+	// bottom of each page in turn, then the oldest row.
+	// Pressed until the oldest row is shown: a G before the next page
+	// arrives stays at the end of what is loaded.
+	deadline := time.Now().Add(slowdown * 10 * time.Second)
+	buf := make([]byte, 64<<10)
+	for !bytes.Contains(tm.seen.Bytes(), []byte("refund:deep-0000")) {
+		if time.Now().After(deadline) {
+			t.Fatal("G never reached the oldest row")
+		}
 		tm.Send(press("G"))
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(slowdown * 50 * time.Millisecond)
+		n, _ := tm.Output().Read(buf)
+		tm.seen.Write(buf[:n])
 	}
 	tm.Send(press("k")) // the second-oldest key, which three new rows would push out of a reload of as many rows
 	waitFor(t, tm, "refund:deep-0001")
