@@ -279,8 +279,15 @@ func TestListFiltersAndCounts(t *testing.T) {
 		}
 	}
 	c, _ := s.Counts(ctx)
+	next := c.Next
+	c.Next = time.Time{}
 	if c != (Counts{Pending: 3, Conflicts: 1, All: 7}) {
 		t.Fatalf("counts = %+v", c)
+	}
+	// The earliest deadline ahead: the permits' leases (15 minutes)
+	// before the approvals' (24 hours).
+	if want := clk.Now().Add(DefaultLease); !next.Equal(want) {
+		t.Fatalf("next deadline = %v, want %v", next, want)
 	}
 	clk.Add(time.Hour)
 	c, _ = s.Counts(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
@@ -82,16 +83,21 @@ func (d *detailView) show(it item, ok bool) {
 }
 
 // setDetail stores a loaded detail when it still matches the selection.
-func (d *detailView) setDetail(msg detailMsg) {
+// setDetail stores a loaded detail when it still matches the selection,
+// and returns what changed under the operator's eyes: a pending key
+// decided meanwhile (by another console or operator), else "".
+func (d *detailView) setDetail(msg detailMsg) string {
 	if msg.key != d.key || msg.id != d.id {
-		return
+		return ""
 	}
+	prev := d.detail
 	d.err, d.detail = msg.err, nil
 	if msg.err == nil && !msg.missing {
 		dt := msg.detail
 		d.detail = &dt
 	}
 	d.render()
+	return decidedElsewhere(prev, d.detail)
 }
 
 // Update scrolls the pane when it has the focus.
@@ -177,7 +183,7 @@ func (d *detailView) content() string {
 	}
 	state := st.StateStyle(string(dt.State)).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
 	if dt.Policy != "" {
-		state += " · policy " + dt.Policy + " (" + safetext.Escape(dt.PolicyPat) + ")"
+		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
 	d.field(&b, "state", state)
 	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
@@ -292,4 +298,23 @@ func approvalsLine(dt ledger.Detail) string {
 		line += " (" + strings.Join(who, ", ") + ")"
 	}
 	return line
+}
+
+// policySource says which rule decided a key's policy: "(rule refund)",
+// or "(default: no rule matches)" for the default.
+func policySource(pattern string) string {
+	if pattern == approvals.DefaultRule().Pattern {
+		return "(default: no rule matches)"
+	}
+	return "(rule " + safetext.Escape(pattern) + ")"
+}
+
+// decidedElsewhere returns what a newly loaded detail says was decided
+// since the pane last showed the same key pending: who and when.
+func decidedElsewhere(prev, next *ledger.Detail) string {
+	if prev == nil || next == nil || prev.Key != next.Key || prev.State != ledger.StatePending || next.Decision == nil {
+		return ""
+	}
+	dec := next.Decision
+	return fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(next.Key), dec.Decision, safetext.Escape(dec.Operator), when(dec.At))
 }

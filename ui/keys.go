@@ -20,6 +20,8 @@ type KeyMap struct {
 	Views key.Binding
 	// Log opens the message log.
 	Log key.Binding
+	// SelectAll selects every loaded pending row, or clears the selection.
+	SelectAll key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
@@ -49,6 +51,7 @@ func DefaultKeyMap() KeyMap {
 		ScrollDown: key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
 		Views:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
 		Log:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
+		SelectAll:  key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select all / none")),
 	}
 }
 
@@ -62,13 +65,13 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Log, k.Help, k.Quit},
-		{k.Select, k.Approve, k.Reject, k.Reconcile, k.Review},
+		{k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }
 
 // SetReadOnly disables every decision binding.
 func (k *KeyMap) SetReadOnly(ro bool) {
-	for _, b := range []*key.Binding{&k.Select, &k.Approve, &k.Reject, &k.Reconcile, &k.Review} {
+	for _, b := range []*key.Binding{&k.Select, &k.SelectAll, &k.Approve, &k.Reject, &k.Reconcile, &k.Review} {
 		b.SetEnabled(!ro)
 	}
 }
@@ -76,5 +79,5 @@ func (k *KeyMap) SetReadOnly(ro bool) {
 // matchesDecision reports whether msg is one of the decision keys (as
 // they are when enabled).
 func (k KeyMap) matchesDecision(msg tea.KeyMsg) bool {
-	return key.Matches(msg, k.Select, k.Approve, k.Reject, k.Reconcile, k.Review)
+	return key.Matches(msg, k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review)
 }

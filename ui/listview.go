@@ -69,7 +69,20 @@ func (l *listView) current() (item, bool) {
 
 // setItems replaces the rows, keeping the cursor on the same key when it
 // is still listed, and dropping selections that left the view.
-func (l *listView) setItems(items []item, more bool) {
+func (l *listView) setItems(items []item, more bool) (gone []string) {
+	present := map[string]bool{}
+	for _, it := range items {
+		present[it.Key] = true
+	}
+	// Rows that left a reloaded window (more=false or they were above its
+	// end): decided, expired or settled meanwhile.
+	if l.loaded {
+		for i, it := range l.items {
+			if !present[it.Key] && (!more || i < len(items)) {
+				gone = append(gone, it.Key)
+			}
+		}
+	}
 	cur, had := l.current()
 	l.items, l.more, l.loaded = items, more, true
 	if had {
@@ -80,16 +93,13 @@ func (l *listView) setItems(items []item, more bool) {
 			}
 		}
 	}
-	present := map[string]bool{}
-	for _, it := range items {
-		present[it.Key] = true
-	}
 	for k := range l.selected {
 		if !present[k] {
 			delete(l.selected, k)
 		}
 	}
 	l.clamp()
+	return gone
 }
 
 func (l *listView) appendItems(items []item, more bool) {
@@ -146,6 +156,21 @@ func (l *listView) reset(filter string) {
 
 // clearSelection drops every mark, after a batch was acted on.
 func (l *listView) clearSelection() { l.selected = map[string]bool{} }
+
+// selectedCount is how many rows are marked.
+func (l *listView) selectedCount() int { return len(l.selected) }
+
+// toggleAll marks every loaded row of the Pending view, or, when some are
+// marked, clears the marks.
+func (l *listView) toggleAll() {
+	if len(l.selected) > 0 || l.id != viewPending {
+		l.clearSelection()
+		return
+	}
+	for _, it := range l.items {
+		l.selected[it.Key] = true
+	}
+}
 
 // loadedCount is how many rows are loaded, so a refresh reloads as many.
 func (l *listView) loadedCount() int { return len(l.items) }

@@ -62,6 +62,8 @@ type Model struct {
 	showHelp bool
 	log      *msgLog
 	showLog  bool
+	// acted are the keys this console decided: their change is not news.
+	acted map[string]bool
 
 	counts   ledger.Counts
 	sign     ledger.Signing
@@ -97,7 +99,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km)}
+		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -227,8 +229,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.view != m.active || msg.filter != m.filter {
 			return m, m.snapshot()
 		}
-		m.list().setItems(msg.items, msg.more)
-		return m, m.loadDetail()
+		gone := m.list().setItems(msg.items, msg.more)
+		return m, tea.Batch(m.loadDetail(), m.whyGone(gone))
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
@@ -238,13 +240,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case detailMsg:
 		if msg.view == m.active {
-			m.detail.setDetail(msg)
+			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] {
+				m.say(sevInfo, changed)
+			}
 		}
 		return m, nil
 	case dialogDoneMsg:
 		m.dialog = nil
 		if !msg.confirmed {
-			m.say(sevInfo, "cancelled")
+			msg := "cancelled"
+			if n := m.list().selectedCount(); n > 0 {
+				msg = fmt.Sprintf("cancelled; %d still selected (* clears)", n)
+			}
+			m.say(sevInfo, msg)
 			return m, nil
 		}
 		if m.sign.Signed {
@@ -256,6 +264,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		m.reportAction(msg)
 		return m, m.snapshot()
+	case decidedMsg:
+		for _, text := range msg {
+			m.say(sevInfo, text)
+		}
+		return m, nil
 	case digestsMsg:
 		if m.dialog != nil {
 			m.dialog.setDigests(msg)
@@ -347,6 +360,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.switchView(viewID(msg.String()[0] - '1'))
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
 		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
+		return nil
+	case key.Matches(msg, k.SelectAll):
+		m.list().toggleAll()
 		return nil
 	case key.Matches(msg, k.Approve):
 		return m.openDecision(dlgApprove)
@@ -507,6 +523,39 @@ func refusalText(err error) string {
 	return err.Error()
 }
 
+// decidedMsg says pending keys were decided by someone else.
+type decidedMsg []string
+
+// whyGone looks up keys that left the Pending view without this console
+// acting on them, and says who decided them and when.
+func (m *Model) whyGone(keys []string) tea.Cmd {
+	if m.active != viewPending {
+		return nil
+	}
+	var ask []string
+	for _, k := range keys {
+		if !m.acted[k] && len(ask) < 20 {
+			ask = append(ask, k)
+		}
+	}
+	if len(ask) == 0 {
+		return nil
+	}
+	s, ctx := m.store, m.opt.Context
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		var out decidedMsg
+		for _, k := range ask {
+			d, err := s.Status(ctx, k)
+			if err == nil && d.Decision != nil {
+				out = append(out, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At)))
+			}
+		}
+		return out
+	}
+}
+
 // say shows a message on the message line (until the next key) and
 // keeps it in the message log.
 func (m *Model) say(sev severity, text string) {
@@ -522,6 +571,7 @@ func (m *Model) reportAction(a actionMsg) {
 	var refused, done []string
 	now := m.opt.Now()
 	for i, err := range a.errs {
+		m.acted[a.keys[i]] = true
 		key := safetext.Escape(a.keys[i])
 		if err != nil {
 			why := safetext.Escape(refusalText(err))
@@ -746,6 +796,9 @@ func (m *Model) statusBar(w int) string {
 	// The message line: the active filter, always, then the last
 	// message, which lasts until the next key.
 	var msg []string
+	if n := m.list().selectedCount(); n > 0 {
+		msg = append(msg, st.Selected.Render(fmt.Sprintf("%d selected", n)))
+	}
 	if m.filter != "" {
 		shown := "loading"
 		if l := m.list(); l.loaded {

@@ -853,3 +853,40 @@ func TestMessageLogKeepsFullText(t *testing.T) {
 		t.Errorf("the message line did not clear on the next key: %q %q", m.lastErr, m.notice)
 	}
 }
+
+// TestSelectionIsVisibleAndSaid: * selects every pending row, the count
+// stays on the message line, a cancelled dialog says the marks are kept,
+// and * again clears them.
+func TestSelectionIsVisibleAndSaid(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range []string{"refund:s-1", "refund:s-2", "refund:s-3"} {
+		f.guard(k, "refund", "x "+k, "refund-bot")
+	}
+	tm := f.console(100, 30, false, "alice")
+	waitFor(t, tm, "refund:s-3")
+	tm.Send(press("*"))
+	waitFor(t, tm, "3 selected")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 3 actions?")
+	tm.Send(press("esc"))
+	waitFor(t, tm, "cancelled; 3 still selected (* clears)")
+	tm.Send(press("*"))
+	m := finalModel(t, tm)
+	if n := m.list().selectedCount(); n != 0 {
+		t.Fatalf("* left %d selected", n)
+	}
+}
+
+// TestDecisionElsewhereIsSaid: when another operator decides the key the
+// console shows, the console says who and when.
+func TestDecisionElsewhereIsSaid(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:e-1", "refund", "x", "refund-bot")
+	tm := f.console(100, 30, true, "alice")
+	waitFor(t, tm, "refund:e-1")
+	if _, err := f.other().Approve(ctx, "refund:e-1", "bob", "fine"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tm, "refund:e-1 was approved by bob at 2026-12-01 09:00:00Z")
+	final(t, tm)
+}
