@@ -268,9 +268,14 @@ func (l *listView) View() string {
 	end := min(l.offset+l.rows(), len(l.items))
 	for i := l.offset; i < end; i++ {
 		it := l.items[i]
-		mark := "  "
+		// The cursor and the marks are characters, not only colour, so a
+		// terminal with NO_COLOR (or none) still shows them.
+		mark := []rune("  ")
+		if i == l.cursor {
+			mark[0] = '›'
+		}
 		if l.selected[it.Key] {
-			mark = "● "
+			mark[1] = '●'
 		}
 		third, when := it.Kind, pad(relative(it.Deadline, now), timeW)
 		if it.Conflict != nil || it.Fenced != nil {
@@ -278,7 +283,11 @@ func (l *listView) View() string {
 		} else if left := it.Deadline.Sub(now); i != l.cursor && !it.Deadline.IsZero() && left > 0 && left <= 10*time.Minute {
 			when = st.Soon.Render(when) // due within ten minutes
 		}
-		text := line(mark, safetext.Escape(it.Logical), it.State, safetext.Escape(third), when, safetext.Escape(it.Agent))
+		state := pad(it.State, stateW)
+		if i != l.cursor {
+			state = st.StateStyle(it.State).Render(state) // the word is always there; colour adds to it
+		}
+		text := line(string(mark), safetext.Escape(it.Logical), state, safetext.Escape(third), when, safetext.Escape(it.Agent))
 		text = ansi.Truncate(text, w, "…")
 		b.WriteString("\n")
 		switch {

@@ -80,6 +80,8 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		"failed":     r.NewStyle().Foreground(bad),
 		"reconciled": r.NewStyle().Foreground(good),
 		"recorded":   r.NewStyle().Foreground(muted),
+		"conflict":   r.NewStyle().Foreground(bad),
+		"fenced":     r.NewStyle().Foreground(bad),
 	}
 	return s
 }
