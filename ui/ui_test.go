@@ -136,7 +136,9 @@ func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
 // counts, and several things drawn in one frame can be awaited in turn.
 func waitFor(t *testing.T, c *console, text string) {
 	t.Helper()
-	waitWithin(t, c, text, slowdown*5*time.Second)
+	// Generous: a wait that is met returns at once, and CI runs every
+	// package's tests at once on two cores.
+	waitWithin(t, c, text, slowdown*20*time.Second)
 }
 
 func waitWithin(t *testing.T, c *console, text string, d time.Duration) {
@@ -168,7 +170,7 @@ func finalModel(t *testing.T, c *console) *Model {
 	if err := c.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	return c.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	return c.FinalModel(t, teatest.WithFinalTimeout(slowdown*20*time.Second)).(*Model)
 }
 
 // final quits and returns the last frame as the model renders it.
@@ -627,9 +629,9 @@ func TestTimeDrivenChangesShowWithoutWrites(t *testing.T) {
 	tm := f.console(100, 30, true, "alice")
 	waitFor(t, tm, "P1 C0 U0 F0")
 	f.clock.Add(2 * time.Minute) // the lease (1 minute) ran out
-	waitWithin(t, tm, "P1 C0 U1 F0", time.Second+300*time.Millisecond)
+	waitWithin(t, tm, "P1 C0 U1 F0", slowdown*3*time.Second) // the tick is 50ms here, 500ms in use
 	f.clock.Add(time.Hour) // the approval expired
-	waitWithin(t, tm, "P0 C0 U1 F0", time.Second+300*time.Millisecond)
+	waitWithin(t, tm, "P0 C0 U1 F0", slowdown*3*time.Second)
 	final(t, tm)
 }
 
