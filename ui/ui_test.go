@@ -528,6 +528,7 @@ func TestUncertainDialogGolden(t *testing.T) {
 	tm.Send(press("c"))
 	waitFor(t, tm, "Reconcile 1 action?")
 	waitFor(t, tm, "sha256 "+ledger.Payload{Kind: "report", Target: "acct-7", Body: "export totals"}.Digest())
+	waitFor(t, tm, "report · target acct-7") // loaded in a command, after the digest the detail already had
 	requireGolden(t, final(t, tm))
 }
 
