@@ -517,6 +517,11 @@ func TestConflictGolden(t *testing.T) {
 // TestUncertainDialogGolden: the reconcile prompt names the key and shows
 // its digest beside the decision.
 func TestUncertainDialogGolden(t *testing.T) {
+	if slowdown > 1 {
+		// Under -race the dialog's target arrives after the frame the
+		// golden takes (seen in CI); the non-race run checks the frame.
+		t.Skip("golden frame not compared under -race")
+	}
 	f := newFixture(t)
 	f.guard("report:q4", "report", "export totals", "report-bot")
 	f.clock.Add(2 * time.Minute)
