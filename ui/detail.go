@@ -106,21 +106,27 @@ func (d *detailView) Update(msg tea.Msg) (*detailView, tea.Cmd) {
 	if !ok || !d.focused {
 		return d, nil
 	}
-	switch {
-	case key.Matches(km, d.keys.Up):
-		d.vp.ScrollUp(1)
-	case key.Matches(km, d.keys.Down):
-		d.vp.ScrollDown(1)
-	case key.Matches(km, d.keys.PageUp):
-		d.vp.HalfPageUp()
-	case key.Matches(km, d.keys.PageDown):
-		d.vp.HalfPageDown()
-	case key.Matches(km, d.keys.Top):
-		d.vp.GotoTop()
-	case key.Matches(km, d.keys.Bottom):
-		d.vp.GotoBottom()
-	}
+	scroll(&d.vp, d.keys, km)
 	return d, nil
+}
+
+// scroll moves a pane's viewport by the navigation keys; the detail pane
+// and the message log share it.
+func scroll(vp *viewport.Model, k *KeyMap, km tea.KeyMsg) {
+	switch {
+	case key.Matches(km, k.Up):
+		vp.ScrollUp(1)
+	case key.Matches(km, k.Down):
+		vp.ScrollDown(1)
+	case key.Matches(km, k.PageUp):
+		vp.HalfPageUp()
+	case key.Matches(km, k.PageDown):
+		vp.HalfPageDown()
+	case key.Matches(km, k.Top):
+		vp.GotoTop()
+	case key.Matches(km, k.Bottom):
+		vp.GotoBottom()
+	}
 }
 
 // View renders the pane with its border.

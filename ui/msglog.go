@@ -80,16 +80,7 @@ func (l *msgLog) render() {
 // Update scrolls the log.
 func (l *msgLog) Update(msg tea.Msg) (*msgLog, tea.Cmd) {
 	if km, ok := msg.(tea.KeyMsg); ok {
-		switch {
-		case key.Matches(km, l.keys.Up):
-			l.vp.ScrollUp(1)
-		case key.Matches(km, l.keys.Down):
-			l.vp.ScrollDown(1)
-		case key.Matches(km, l.keys.PageUp):
-			l.vp.HalfPageUp()
-		case key.Matches(km, l.keys.PageDown):
-			l.vp.HalfPageDown()
-		}
+		scroll(&l.vp, l.keys, km)
 	}
 	return l, nil
 }
