@@ -9,7 +9,11 @@ import (
 )
 
 func runConsole(ctx context.Context, opt cli.ConsoleOptions) error {
-	return ui.Run(ctx, opt.DB, opt.Ledger, opt.Operator, opt.ReadOnly)
+	locked := make([]ui.LockedKey, len(opt.Locked))
+	for i, k := range opt.Locked {
+		locked[i] = k
+	}
+	return ui.Run(ctx, opt.DB, opt.Ledger, ui.Options{Operator: opt.Operator, ReadOnly: opt.ReadOnly, Locked: locked})
 }
 
 func runDemo(ctx context.Context, opt cli.DemoOptions) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -57,6 +58,10 @@ type ConsoleOptions struct {
 	Operator string
 	ReadOnly bool
 	Ledger   ledger.Options
+	// Locked are the passphrase-protected keys among Ledger.Signers that
+	// a registered operator holds: the console asks for their passphrase
+	// itself, since it owns the terminal.
+	Locked []*opkeys.Key
 }
 
 // DemoOptions are the demo's command-line settings.

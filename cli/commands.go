@@ -111,15 +111,14 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
 			return 0, err
 		}
-		if opt.Ledger.Signers, err = f.signers(c); err != nil {
+		// No terminal prompt: the console asks for a passphrase in its
+		// own dialog, since it owns the terminal once it starts.
+		if opt.Ledger.Signers, err = f.signers(c, nil); err != nil {
 			return 0, err
 		}
-		// A passphrase is asked before the console takes the terminal.
 		for _, sg := range opt.Ledger.Signers {
-			if set.Signed {
-				if err := opkeys.UnlockNow(sg); err != nil {
-					return 0, err
-				}
+			if k, ok := opkeys.LockedKeyOf(sg); ok && set.Signed && set.Registered(sg.PublicKey()) {
+				opt.Locked = append(opt.Locked, k)
 			}
 		}
 	}

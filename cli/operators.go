@@ -51,7 +51,7 @@ func (k *keyArg) keyPath(c *cmdCtx) (path string, explicit bool, err error) {
 // place, so the file is not decrypted. Without one: every Ed25519 key in
 // ssh-agent, then the default key file if it exists. The ledger picks the
 // first that is a registered operator.
-func (k *keyArg) signers(c *cmdCtx) ([]ssh.Signer, error) {
+func (k *keyArg) signers(c *cmdCtx, ask func(path string) ([]byte, error)) ([]ssh.Signer, error) {
 	path, explicit, err := k.keyPath(c)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func (k *keyArg) signers(c *cmdCtx) ([]ssh.Signer, error) {
 			return []ssh.Signer{a}, nil
 		}
 	}
-	fs := file.Signer(askPassphrase)
+	fs := file.Signer(ask)
 	if explicit {
 		return []ssh.Signer{fs}, nil
 	}
@@ -110,7 +110,7 @@ func (c *cmdCtx) anchor() (*opkeys.Anchor, error) {
 // ledger with the operator's keys, the anchor and the login name as the
 // unsigned default, then runs fn as withLedger does.
 func (k *keyArg) asOperator(ctx context.Context, c *cmdCtx, fn func(*ledger.Store) (answer, error)) (int, error) {
-	signers, err := k.signers(c)
+	signers, err := k.signers(c, askPassphrase)
 	if err != nil {
 		return 0, err
 	}

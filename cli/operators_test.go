@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
@@ -242,5 +244,37 @@ func TestAgentKeySigns(t *testing.T) {
 	r = runEnv(t, db, "", []string{"SSH_AUTH_SOCK="}, "approve", "k:agent3", "--key", protected)
 	if r.code == cli.ExitOK || !strings.Contains(r.stderr, "ssh-agent") {
 		t.Fatalf("protected key without agent or terminal: %d %q", r.code, r.stderr)
+	}
+}
+
+// TestConsoleLeavesPassphraseToConsole: `console --key FILE` with a
+// passphrase-protected registered key starts (no terminal is asked, and
+// this test has none) and hands the key to the console locked, for its
+// own prompt; a protected key that is not registered is not asked for.
+func TestConsoleLeavesPassphraseToConsole(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte("s3cret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	protected := filepath.Join(t.TempDir(), "protected")
+	if err := os.WriteFile(protected, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := ssh.NewPublicKey(priv.Public())
+	db := newDB(t)
+	want(t, run(t, db, "", guardArgs("k:c")...), cli.ExitRetry)
+	var got *cli.ConsoleOptions
+	env := cli.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{},
+		Getenv:  func(string) string { return "" },
+		Console: func(_ context.Context, o cli.ConsoleOptions) error { got = &o; return nil }}
+	console := []string{"--db", db, "console", "--key", protected}
+	if code := cli.Main(context.Background(), console, env); code != 0 || got == nil || len(got.Locked) != 0 {
+		t.Fatalf("unsigned ledger: exit %d, locked %v", code, got)
+	}
+	want(t, run(t, db, "", "operators", "add", "alice", strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub)))), cli.ExitOK)
+	got = nil
+	if code := cli.Main(context.Background(), console, env); code != 0 || got == nil || len(got.Locked) != 1 || got.Locked[0].Path != protected || !got.Locked[0].Locked() {
+		t.Fatalf("signed ledger: exit %d, options %+v", code, got)
 	}
 }

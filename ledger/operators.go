@@ -522,6 +522,12 @@ type OperatorSet struct {
 	Problems []Problem `json:"problems,omitempty"`
 }
 
+// Registered reports whether pub is a registered operator's key.
+func (o OperatorSet) Registered(pub ssh.PublicKey) bool {
+	fp := opkeys.Fingerprint(pub)
+	return slices.ContainsFunc(o.Operators, func(op Operator) bool { return op.Fingerprint == fp })
+}
+
 // Operators returns the registered operators, oldest first.
 func (s *Store) Operators(ctx context.Context) (OperatorSet, error) {
 	var out OperatorSet

@@ -199,15 +199,18 @@ type agentSigner struct{ ssh.Signer }
 // MayWait is always true for an agent's key.
 func (agentSigner) MayWait() bool { return true }
 
-// UnlockNow asks for a locked key's passphrase at once: the console asks
-// before it takes the terminal, not halfway through a decision. Signers
-// that are not locked key files are left alone.
-func UnlockNow(sg ssh.Signer) error {
-	if ks, ok := sg.(*keySigner); ok {
-		return ks.unlock()
+// LockedKeyOf returns the key file behind a signer from Key.Signer when
+// it still needs its passphrase: the console asks for it in its own
+// prompt rather than on a terminal it has taken over.
+func LockedKeyOf(sg ssh.Signer) (*Key, bool) {
+	if ks, ok := sg.(*keySigner); ok && ks.k.Locked() {
+		return ks.k, true
 	}
-	return nil
+	return nil, false
 }
+
+// String names the key by its file.
+func (k *Key) String() string { return k.Path }
 
 func (s *keySigner) Sign(r io.Reader, data []byte) (*ssh.Signature, error) {
 	if err := s.unlock(); err != nil {

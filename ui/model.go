@@ -39,6 +39,10 @@ type Options struct {
 	// Refresh is how often the ledger is checked for other processes'
 	// writes; zero means 500ms.
 	Refresh time.Duration
+	// Locked are the operator's passphrase-protected keys: the console
+	// asks for their passphrase when it starts (and again before a
+	// decision while one is still locked), without echo.
+	Locked []LockedKey
 }
 
 // Model is the console's root model.
@@ -50,12 +54,16 @@ type Model struct {
 	keys    *KeyMap
 	// roKeys are the decision bindings as enabled, so that a read-only
 	// console can say why a decision key does nothing.
-	roKeys   KeyMap
-	help     help.Model
-	views    [viewCount]*listView
-	active   viewID
-	detail   *detailView
-	dialog   *dialog
+	roKeys KeyMap
+	help   help.Model
+	views  [viewCount]*listView
+	active viewID
+	detail *detailView
+	dialog *dialog
+	unlock *unlockView
+	// after is the decision to open once the key is unlocked, if one was
+	// asked for while it was locked.
+	after    *dialogKind
 	filterIn textinput.Model
 	filter   string
 	filterOn bool
@@ -119,7 +127,28 @@ func (m *Model) Close() error { return m.watcher.Close() }
 // Init starts the first load and the refresh tick.
 func (m *Model) Init() tea.Cmd {
 	m.inflight = true
-	return tea.Batch(m.snapshot(), m.tick())
+	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase())
+}
+
+// stillLocked reports whether a key the operator signs with still needs
+// its passphrase.
+func (m *Model) stillLocked() bool {
+	for _, k := range m.opt.Locked {
+		if k.Locked() {
+			return true
+		}
+	}
+	return false
+}
+
+// askPassphrase opens the passphrase prompt while a key is locked.
+func (m *Model) askPassphrase() tea.Cmd {
+	if m.opt.ReadOnly || !m.stillLocked() {
+		return nil
+	}
+	m.unlock = newUnlockView(m.opt.Locked, m.styles, m.keys)
+	m.layout()
+	return m.unlock.Init()
 }
 
 // maxReload is the most rows one refresh reloads (ledger.List's cap).
@@ -269,6 +298,29 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(sevInfo, text)
 		}
 		return m, nil
+	case unlockedMsg:
+		if m.unlock == nil {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.unlock, cmd = m.unlock.Update(msg)
+		if msg.err != nil {
+			m.log.add(m.opt.Now(), sevError, "unlock: "+safetext.Escape(msg.err.Error()))
+		}
+		return m, cmd
+	case unlockDoneMsg:
+		m.unlock = nil
+		after := m.after
+		m.after = nil
+		if msg.skipped {
+			m.say(sevInfo, "operator key still locked: a decision asks for its passphrase first")
+			return m, nil
+		}
+		m.say(sevInfo, "operator key unlocked")
+		if after != nil {
+			return m, m.openDecision(*after)
+		}
+		return m, nil
 	case digestsMsg:
 		if m.dialog != nil {
 			m.dialog.setDigests(msg)
@@ -276,6 +328,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyMsg:
 		return m, m.key(msg)
+	}
+	if m.unlock != nil {
+		var cmd tea.Cmd
+		m.unlock, cmd = m.unlock.Update(msg)
+		return m, cmd
 	}
 	if m.dialog != nil {
 		var cmd tea.Cmd
@@ -288,6 +345,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key routes one key press: dialog first, then the filter, then global
 // keys, decisions, and finally the focused component.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyCtrlC {
+		return tea.Quit // from any dialog or input too
+	}
+	if m.unlock != nil {
+		var cmd tea.Cmd
+		m.unlock, cmd = m.unlock.Update(msg)
+		return cmd
+	}
 	if m.dialog != nil {
 		var cmd tea.Cmd
 		m.dialog, cmd = m.dialog.Update(msg)
@@ -413,6 +478,11 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	if len(rows) == 0 {
 		m.say(sevInfo, "nothing selected")
 		return nil
+	}
+	if m.stillLocked() {
+		// The decision would be refused unsigned: ask first, then open it.
+		m.after = &kind
+		return m.askPassphrase()
 	}
 	if kind != dlgApprove && kind != dlgReject {
 		rows = rows[:1] // reconcile and review act on the row under the cursor
@@ -614,6 +684,9 @@ func (m *Model) layout() {
 	if m.dialog != nil {
 		m.dialog.SetSize(w, body)
 	}
+	if m.unlock != nil {
+		m.unlock.SetSize(w, body)
+	}
 	m.log.SetSize(w, body)
 }
 
@@ -636,6 +709,8 @@ func (m *Model) View() string {
 	case m.showHelp:
 		// Help takes the whole body, so every binding is on screen.
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
+	case m.unlock != nil:
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.unlock.View()))
 	case m.dialog != nil:
 		// A decision takes the whole body: every key it names, its note
 		// and its confirm line must be on screen, at 60x20 too.
@@ -658,6 +733,8 @@ func (m *Model) View() string {
 
 func (m *Model) shortHelp() []key.Binding {
 	switch {
+	case m.unlock != nil:
+		return m.unlock.ShortHelp()
 	case m.dialog != nil:
 		return m.dialog.ShortHelp()
 	case m.detail.Focused():
@@ -672,7 +749,7 @@ func (m *Model) shortHelp() []key.Binding {
 // hintBar is the one-line help: what fits of the view's bindings, then
 // "? help" and "q quit", which are never cut off.
 func (m *Model) hintBar(w int) string {
-	if m.dialog != nil {
+	if m.dialog != nil || m.unlock != nil {
 		return m.help.ShortHelpView(m.shortHelp())
 	}
 	tail := m.help.ShortHelpView([]key.Binding{m.keys.Help, m.keys.Quit})

@@ -8,21 +8,28 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
-// Run opens the console on a ledger file with opt (the operator's keys,
-// the anchor) and blocks until the operator quits or ctx ends. operator
-// is the name claimed, empty to take the key's registered name.
-func Run(ctx context.Context, path string, opt ledger.Options, operator string, readOnly bool) error {
-	s, err := ledger.Open(ctx, path, opt)
+// Run opens the console on a ledger file with lopt (the operator's keys,
+// the anchor) and blocks until the operator quits or ctx ends. opt
+// carries the console's settings: the name claimed (empty to take the
+// key's registered name), read-only, the keys that need a passphrase;
+// its Store and Context are set here.
+func Run(ctx context.Context, path string, lopt ledger.Options, opt Options) error {
+	s, err := ledger.Open(ctx, path, lopt)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	return RunStore(ctx, s, operator, readOnly)
+	opt.Context, opt.Store = ctx, s
+	return run(ctx, opt)
 }
 
 // RunStore runs the console on an open store.
 func RunStore(ctx context.Context, s *ledger.Store, operator string, readOnly bool) error {
-	m, err := New(Options{Context: ctx, Store: s, Operator: operator, ReadOnly: readOnly})
+	return run(ctx, Options{Context: ctx, Store: s, Operator: operator, ReadOnly: readOnly})
+}
+
+func run(ctx context.Context, opt Options) error {
+	m, err := New(opt)
 	if err != nil {
 		return err
 	}

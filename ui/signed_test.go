@@ -3,6 +3,9 @@ package ui
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/pem"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,12 +20,23 @@ import (
 // newSignedFixture is a ledger whose only operator is alice, opened with
 // alice's key; its rules are signed by her.
 func newSignedFixture(t *testing.T) *fixture {
-	t.Chdir(t.TempDir())
+	return newSignedFixtureWith(t, newSigner(t), 1)
+}
+
+func newSigner(t *testing.T) ssh.Signer {
+	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
-	alice, err := ssh.NewSignerFromKey(priv)
+	sg, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sg
+}
+
+// newSignedFixtureWith registers alice with her signer and sets the
+// refund rule's quorum.
+func newSignedFixtureWith(t *testing.T, alice ssh.Signer, quorum int) *fixture {
+	t.Chdir(t.TempDir())
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	s, err := ledger.Open(ctx, "ledger.db", ledger.Options{Now: c.Now, Signers: []ssh.Signer{alice}})
 	if err != nil {
@@ -32,7 +46,7 @@ func newSignedFixture(t *testing.T) *fixture {
 	if _, err := s.AddOperator(ctx, "alice", opkeys.Line(alice.PublicKey())); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Approval, TTL: time.Hour}, ""); err != nil {
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Approval, TTL: time.Hour, Approvers: quorum}, ""); err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{t: t, s: s, clock: c}
@@ -77,5 +91,112 @@ func TestConsoleWithoutKeyOnSignedLedger(t *testing.T) {
 	}
 	if !strings.Contains(d.Key, "s-2") {
 		t.Fatal(d.Key)
+	}
+}
+
+// lockedAlice is alice's key as a passphrase-protected OpenSSH file.
+func lockedAlice(t *testing.T, passphrase string) *opkeys.Key {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	block, err := ssh.MarshalPrivateKeyWithPassphrase(priv, "", []byte(passphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "operator_ed25519")
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k, err := opkeys.Load(path)
+	if err != nil || !k.Locked() {
+		t.Fatalf("load: %v (locked %v)", err, k != nil && k.Locked())
+	}
+	return k
+}
+
+// TestConsoleAsksPassphrase: a passphrase-protected operator key is
+// unlocked in the console's own prompt, which never draws what is typed
+// (neither the text nor one mark per character); a wrong passphrase is
+// named and asked again; a decision taken while the key is still locked
+// asks first and then opens its dialog; the decision is signed.
+func TestConsoleAsksPassphrase(t *testing.T) {
+	const pass, wrong = "correct-horse-42", "wrongpass-17"
+	key := lockedAlice(t, pass)
+	setup, err := opkeys.Load(key.Path) // the same file, unlocked to set up
+	if err != nil || setup.Unlock([]byte(pass)) != nil {
+		t.Fatal(err)
+	}
+	f := newSignedFixtureWith(t, setup.Signer(nil), 1)
+	f.guard("refund:p-1", "refund", "refund 10 EUR", "refund-bot")
+	f.s, err = ledger.Open(ctx, "ledger.db", ledger.Options{Now: f.clock.Now, Signers: []ssh.Signer{key.Signer(nil)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.s.Close() })
+	f.locked = []LockedKey{key}
+	tm := f.console(100, 30, false, "")
+	waitFor(t, tm, "Operator key is passphrase-protected")
+	tm.Type(wrong)
+	tm.Send(press("enter"))
+	waitFor(t, tm, "wrong passphrase")
+	tm.Send(press("esc"))
+	waitFor(t, tm, "operator key still locked")
+	tm.Send(press("a"))
+	waitFor(t, tm, "passphrase:")
+	tm.Type(pass)
+	tm.Send(press("enter"))
+	waitFor(t, tm, "Approve 1 action?") // the decision asked for opens once unlocked
+	tm.Send(press("enter"))
+	waitFor(t, tm, "approve: 1 done")
+	seen := tm.seen.String()
+	final(t, tm)
+	for _, secret := range []string{pass, wrong, "****", "••••"} {
+		if strings.Contains(seen, secret) {
+			t.Fatalf("the console drew %q while a passphrase was typed", secret)
+		}
+	}
+	d, err := f.s.Status(ctx, "refund:p-1")
+	if err != nil || len(d.Votes) != 1 || d.Votes[0].Proof.Status != "signed" || d.Votes[0].Operator != "alice" {
+		t.Fatalf("the approval is not signed by alice: %+v %v", d.Votes, err)
+	}
+	if a := f.guard("refund:p-1", "refund", "refund 10 EUR", "refund-bot"); a.Verdict != ledger.Permitted {
+		t.Fatalf("the signed approval gave %s", a.Verdict)
+	}
+}
+
+// TestConsoleShowsQuorum: under a rule needing two approvers, one
+// approval leaves the key pending and the detail says "1 of 2 approvals"
+// and who gave it; the same operator again is refused; a second
+// operator's approval grants it.
+func TestConsoleShowsQuorum(t *testing.T) {
+	alice, bob := newSigner(t), newSigner(t)
+	f := newSignedFixtureWith(t, alice, 2)
+	if _, err := f.s.AddOperator(ctx, "bob", opkeys.Line(bob.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	f.guard("refund:q-1", "refund", "refund 99 EUR", "refund-bot")
+	tm := f.console(100, 30, false, "")
+	waitFor(t, tm, "0 of 2 approvals")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "1 of 2 approvals (alice)")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "1 refused")
+	final(t, tm)
+	if a := f.guard("refund:q-1", "refund", "refund 99 EUR", "refund-bot"); a.Verdict != ledger.RetryLater {
+		t.Fatalf("one approval of two gave %s", a.Verdict)
+	}
+	sb, err := ledger.Open(ctx, "ledger.db", ledger.Options{Now: f.clock.Now, Signers: []ssh.Signer{bob}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if _, err := sb.Approve(ctx, "refund:q-1", "", "second"); err != nil {
+		t.Fatal(err)
+	}
+	if a := f.guard("refund:q-1", "refund", "refund 99 EUR", "refund-bot"); a.Verdict != ledger.Permitted {
+		t.Fatalf("two approvals gave %s", a.Verdict)
 	}
 }

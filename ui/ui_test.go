@@ -76,6 +76,8 @@ type fixture struct {
 	t     *testing.T
 	s     *ledger.Store
 	clock *clock
+	// locked are passphrase-protected keys the console is to unlock.
+	locked []LockedKey
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -123,7 +125,7 @@ func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
 	m, err := New(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Renderer: r,
-		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: 50 * time.Millisecond})
+		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: 50 * time.Millisecond, Locked: f.locked})
 	if err != nil {
 		f.t.Fatal(err)
 	}
