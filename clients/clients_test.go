@@ -1,0 +1,80 @@
+// Package clients_test runs the agent clients' own test suites against a
+// freshly built tollgate binary, so `go test ./...` (the README's test
+// command, and CI) exercises them with the code they drive.
+package clients_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildTollgate builds the binary the clients run, once per test.
+func buildTollgate(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tollgate")
+	cmd := exec.Command("go", "build", "-o", bin, "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build tollgate: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func python(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: the Python client's tests cannot run here")
+	}
+	return py
+}
+
+// TestPythonClient runs clients/python's unittest suite: the seed's
+// exit-and-retry cron pattern end to end, each exception, a crash inside
+// the block, a lapsed lease, bad binaries.
+func TestPythonClient(t *testing.T) {
+	py := python(t)
+	bin := buildTollgate(t)
+	cmd := exec.Command(py, "-m", "unittest", "discover", "-v", "-s", "python/tests")
+	cmd.Env = append(os.Environ(), "TOLLGATE_BIN="+bin, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nOK") || strings.Contains(string(out), "skipped") {
+		t.Fatalf("python client tests: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
+
+// TestPythonClientInstalls: `pip install ./clients/python` gives the
+// import name with its py.typed marker. Built without network (no build
+// isolation), with the setuptools the machine has.
+func TestPythonClientInstalls(t *testing.T) {
+	py := python(t)
+	if exec.Command(py, "-c", "import pip, setuptools").Run() != nil {
+		t.Skip("pip or setuptools is missing: the install check cannot run here")
+	}
+	target := t.TempDir()
+	cmd := exec.Command(py, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index",
+		"--target", target, "./python")
+	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PYTHONDONTWRITEBYTECODE=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pip install ./clients/python: %v\n%s", err, out)
+	}
+	// Leave the source tree as it was: setuptools builds in place.
+	os.RemoveAll(filepath.Join("python", "build"))
+	matches, _ := filepath.Glob(filepath.Join("python", "src", "*.egg-info"))
+	for _, m := range matches {
+		os.RemoveAll(m)
+	}
+	check := exec.Command(py, "-c", "import tollgate_guard, os; print(tollgate_guard.__file__); "+
+		"assert os.path.exists(os.path.join(os.path.dirname(tollgate_guard.__file__), 'py.typed')); "+
+		"from tollgate_guard import Client, ApprovalPending, ActionDenied, OutcomeUncertain, AlreadySettled, KeyConflict, NotPermitted, InvalidInput, TollgateError")
+	check.Dir = t.TempDir()
+	check.Env = append(os.Environ(), "PYTHONPATH="+target, "PYTHONDONTWRITEBYTECODE=1")
+	out, err := check.CombinedOutput()
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(out)), target) {
+		t.Fatalf("the installed client does not import from %s: %v\n%s", target, err, out)
+	}
+}

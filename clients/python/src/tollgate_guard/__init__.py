@@ -1,0 +1,52 @@
+"""tollgate_guard: the Python client for tollgate.
+
+tollgate makes an agent's consequential actions idempotent and
+human-approved. This client runs the ``tollgate`` binary and gives the
+exit-and-retry shape::
+
+    from tollgate_guard import Client, ApprovalPending
+
+    client = Client(agent="refund-bot")
+    try:
+        with client.guard("refund:entry-42", kind="refund", target="acct-7", body={"eur": 40}) as permit:
+            permit.validate_for_execution()
+            issue_refund(idempotency_key="refund:entry-42")
+    except ApprovalPending as pending:
+        print("waiting for an operator until", pending.expires_at)  # exit; the next run retries
+
+Standard library only; Python 3.9 or newer.
+"""
+
+from .client import OUTCOMES, Client, Guard, Permit, authority_key
+from .errors import (
+    ActionDenied,
+    AlreadySettled,
+    ApprovalPending,
+    BinaryNotFound,
+    InvalidInput,
+    KeyConflict,
+    LeaseLapsed,
+    NotFound,
+    NotPermitted,
+    OutcomeUncertain,
+    TollgateError,
+)
+
+__all__ = [
+    "OUTCOMES",
+    "ActionDenied",
+    "AlreadySettled",
+    "ApprovalPending",
+    "BinaryNotFound",
+    "Client",
+    "Guard",
+    "InvalidInput",
+    "KeyConflict",
+    "LeaseLapsed",
+    "NotFound",
+    "NotPermitted",
+    "OutcomeUncertain",
+    "Permit",
+    "TollgateError",
+    "authority_key",
+]
