@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -126,6 +127,9 @@ type Key struct {
 	Path   string
 	Public ssh.PublicKey
 	raw    []byte
+	// mu guards signer: the console unlocks the key in a command while
+	// it draws, and the ledger signs with it from another goroutine.
+	mu     sync.Mutex
 	signer ssh.Signer
 }
 
@@ -161,7 +165,11 @@ func Load(path string) (*Key, error) {
 }
 
 // Locked reports whether the key needs a passphrase before it can sign.
-func (k *Key) Locked() bool { return k.signer == nil }
+func (k *Key) Locked() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.signer == nil
+}
 
 // Unlock decrypts a passphrase-protected key.
 func (k *Key) Unlock(passphrase []byte) error {
@@ -169,7 +177,9 @@ func (k *Key) Unlock(passphrase []byte) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s: wrong passphrase or damaged key", ErrKey, k.Path)
 	}
+	k.mu.Lock()
 	k.signer = s
+	k.mu.Unlock()
 	return nil
 }
 
@@ -216,7 +226,10 @@ func (s *keySigner) Sign(r io.Reader, data []byte) (*ssh.Signature, error) {
 	if err := s.unlock(); err != nil {
 		return nil, err
 	}
-	return s.k.signer.Sign(r, data)
+	s.k.mu.Lock()
+	sg := s.k.signer
+	s.k.mu.Unlock()
+	return sg.Sign(r, data)
 }
 
 func (s *keySigner) unlock() error {
