@@ -22,20 +22,17 @@ func refusal(err error) (int, map[string]any) {
 	case errors.As(err, &ue):
 		return ExitUsage, errorObject(err, ExitUsage)
 	case errors.As(err, &ce):
-		differs := ce.Differs
-		if differs == nil {
-			differs = []string{}
-		}
-		return ExitConflict, map[string]any{"key": ce.Key, "error": "conflict", "verdict": "conflict", "stored_sha256": ce.StoredSHA256,
-			"attempted_sha256": ce.AttemptSHA, "state": ce.State, "differs": differs, "differs_known": ce.Differs != nil,
-			"conflict_id": ce.ConflictID, "replayed": false, "safe_new_key": true, "exit_code": ExitConflict}
+		return ExitConflict, withExit(ce.Answer(), ExitConflict)
 	case errors.As(err, &fe):
-		return ExitDenied, map[string]any{"key": fe.Key, "error": "fenced", "verdict": ledger.Denied, "state": "fenced",
-			"key_epoch": fe.KeyEpoch, "active_epoch": fe.ActiveEpoch, "reason": fe.Reason, "fenced_id": fe.FencedID,
-			"replayed": false, "safe_new_key": false, "exit_code": ExitDenied}
+		return ExitDenied, withExit(fe.Answer(), ExitDenied)
 	}
 	code := exitCode(err)
 	return code, errorObject(err, code)
+}
+
+func withExit(obj map[string]any, code int) map[string]any {
+	obj["exit_code"] = code
+	return obj
 }
 
 func errorObject(err error, code int) map[string]any {

@@ -27,6 +27,14 @@ func (e *FencedError) Error() string {
 	return fmt.Sprintf("fenced: key %s: %s (logged as fenced call %d)", e.Key, e.Reason, e.FencedID)
 }
 
+// Answer is the fenced call as an agent reads it: denied, with the key's
+// epoch, the active one and the rule for new work.
+func (e *FencedError) Answer() map[string]any {
+	return map[string]any{"key": e.Key, "error": "fenced", "verdict": Denied, "state": "fenced",
+		"key_epoch": e.KeyEpoch, "active_epoch": e.ActiveEpoch, "reason": e.Reason, "fenced_id": e.FencedID,
+		"replayed": false, "safe_new_key": false}
+}
+
 // EpochInfo describes the active operator epoch.
 type EpochInfo struct {
 	Epoch     string

@@ -57,6 +57,19 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("conflict: key %s already binds payload sha256 %s; this call differs in %s (logged as conflict %d)", e.Key, e.StoredSHA256, d, e.ConflictID)
 }
 
+// Answer is the conflict as an agent reads it (the CLI's --json answer,
+// the MCP tools' result): the stored and attempted digests, the fields
+// that differ, and that a new key is the way to a different payload.
+func (e *ConflictError) Answer() map[string]any {
+	differs := e.Differs
+	if differs == nil {
+		differs = []string{}
+	}
+	return map[string]any{"key": e.Key, "error": "conflict", "verdict": "conflict", "stored_sha256": e.StoredSHA256,
+		"attempted_sha256": e.AttemptSHA, "state": e.State, "differs": differs, "differs_known": e.Differs != nil,
+		"conflict_id": e.ConflictID, "replayed": false, "safe_new_key": true}
+}
+
 // mapDriverError turns SQLite result codes into the package's sentinels.
 // It matches codes, never message text, so that it survives driver and
 // SQLite upgrades.
