@@ -204,7 +204,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 // subcommands are the commands that take a subcommand word.
-var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operator": "init", "operators": "add, list or remove"}
+var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operator": "init", "operators": "add, list or remove", "mcp": "serve or proxy"}
 
 // wantsJSON reports whether --json is among the arguments, so that even
 // a command line that does not parse gets its error as JSON.
@@ -254,7 +254,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
-		args = fs.Args()
+		rest := fs.Args()
+		if i := len(args) - len(rest); i > 0 && args[i-1] == "--" {
+			// Everything after "--" is positional, verbatim: mcp proxy's
+			// upstream command keeps its own flags.
+			return append(pos, rest...), nil
+		}
+		args = rest
 		if len(args) == 0 {
 			return pos, nil
 		}

@@ -16,7 +16,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "watch", "verify", "export", "backup", "migrate"}
+	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "export", "backup", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -40,6 +40,9 @@ func commands() map[string]command {
 		define("operators add", "NAME PUBKEY [--key FILE]", "register an operator; the first makes the ledger signed, later ones are signed by an operator", bindKey, runOperatorsAdd),
 		define[noFlags]("operators list", "", "list the registered operators and their keys", nil, runOperatorsList),
 		define("operators remove", "NAME [--key FILE]", "withdraw an operator's key (signed by an operator)", bindKey, runOperatorsRemove),
+		define("mcp serve", "[--agent A]", "serve the tools guard, report and status over MCP on stdin/stdout (no decision tool)", bindMCPServe, runMCPServe),
+		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] -- CMD ARGS...",
+			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),
 		define("verify", "[--witness FILE]", "prove every fact, the hash chain, payload digests and witnessed heads", bindWitness, runVerify),
 		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/mcpgate"
+)
+
+// mcpServeFlags are `mcp serve`'s flags.
+type mcpServeFlags struct{ agent string }
+
+func bindMCPServe(fs *flag.FlagSet, f *mcpServeFlags) {
+	fs.StringVar(&f.agent, "agent", "", "the agent's name in the evidence when a guard call names none (default the MCP client's name)")
+}
+
+// mcpProxyFlags are `mcp proxy`'s flags.
+type mcpProxyFlags struct {
+	agent   string
+	target  string
+	timeout time.Duration
+	lease   time.Duration
+}
+
+func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
+	fs.StringVar(&f.agent, "agent", "", "the agent's name in the evidence (default the MCP client's name)")
+	fs.StringVar(&f.target, "target", "", "the payload target of every call (default the upstream server's name)")
+	fs.DurationVar(&f.timeout, "timeout", time.Minute, "how long a forwarded call may take before it is reported unknown")
+	fs.DurationVar(&f.lease, "lease", 0, "each permit's lease (default timeout + 1m)")
+}
+
+// runMCPServe serves the guard, report and status tools on stdin and
+// stdout until the client disconnects.
+func runMCPServe(ctx context.Context, c *cmdCtx, f *mcpServeFlags) (int, error) {
+	if err := noArgs(c); err != nil {
+		return 0, err
+	}
+	s, err := c.openWith(ctx, ledger.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	srv := mcpgate.NewServer(s, mcpgate.ServeOptions{Agent: f.agent})
+	return ExitOK, srv.Run(ctx, mcpgate.Stdio(stdin(c), c.stdout))
+}
+
+// runMCPProxy runs the upstream command and serves its tools, each call
+// guarded, on stdin and stdout.
+func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) {
+	if len(c.pos) == 0 {
+		return 0, usagef("give the upstream MCP server's command after --: tollgate mcp proxy -- CMD ARGS...")
+	}
+	if _, err := exec.LookPath(c.pos[0]); err != nil {
+		return 0, usagef("upstream command %q: %v", c.pos[0], err)
+	}
+	s, err := c.openWith(ctx, ledger.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	cmd := exec.Command(c.pos[0], c.pos[1:]...)
+	cmd.Stderr = c.env.Stderr // the upstream's own log, as an MCP client would show it
+	p, err := mcpgate.NewProxy(ctx, s, &mcp.CommandTransport{Command: cmd},
+		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease, Log: c.env.Stderr})
+	if err != nil {
+		return 0, err
+	}
+	defer p.Close()
+	return ExitOK, p.Server().Run(ctx, mcpgate.Stdio(stdin(c), c.stdout))
+}
+
+// stdin is the command's input.
+func stdin(c *cmdCtx) io.Reader {
+	if c.env.Stdin == nil {
+		return os.Stdin
+	}
+	return c.env.Stdin
+}

@@ -1,0 +1,133 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tollgate-dev/tollgate/cli"
+)
+
+// mcpClient connects to `tollgate ARGS...` as an MCP client over stdio.
+func mcpClient(t *testing.T, db string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
+	cmd.Env = append(os.Environ(), "TOLLGATE_OPERATOR=", "SSH_AUTH_SOCK=", "TOLLGATE_OPERATORS_FILE=")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	var out []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			out = append(out, tc.Text)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestMCPServeOverStdio: `tollgate mcp serve` as a subprocess answers a
+// pending guard at once; an operator approves through the CLI; the same
+// call is then permitted.
+func TestMCPServeOverStdio(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "1h"), cli.ExitOK)
+	cs := mcpClient(t, db, "mcp", "serve")
+	args := map[string]any{"key": "refund:stdio-1", "kind": "refund", "target": "acct-7", "body": "40 EUR"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
+		t.Fatalf("guard over stdio: %v %s", err, toolText(res))
+	}
+	want(t, run(t, db, "", "approve", "refund:stdio-1", "--operator", "alice"), cli.ExitOK)
+	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if err != nil || !strings.Contains(toolText(res), "PERMITTED") {
+		t.Fatalf("guard after approval: %v %s", err, toolText(res))
+	}
+	if r := run(t, db, "", "status", "refund:stdio-1", "--json"); !strings.Contains(r.stdout, `"agent":"mcp:stdio-agent"`) {
+		t.Fatalf("the MCP client is not the agent: %s", r.stdout)
+	}
+}
+
+// TestMCPProxyOverStdio: `tollgate mcp proxy -- CMD ARGS...` keeps the
+// upstream's own flags after "--" (here the upstream is another ledger's
+// `tollgate mcp serve`) and guards each call in its own ledger.
+func TestMCPProxyOverStdio(t *testing.T) {
+	db, upstreamDB := newDB(t), newDB(t)
+	want(t, run(t, db, "", "policy", "set", "mcp.*", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, upstreamDB, "", "policy", "set", "report.*", "--mode", "auto"), cli.ExitOK)
+	cs := mcpClient(t, db, "mcp", "proxy", "--agent", "proxied-bot", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	args := map[string]any{"key": "report:inner", "kind": "report.daily", "target": "acct-7", "body": "totals", "idempotency_key": "outer:1"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "PERMITTED") {
+		t.Fatalf("a call through the proxy: %v %s", err, toolText(res))
+	}
+	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if !res.IsError || !strings.Contains(toolText(res), "SETTLED") {
+		t.Fatalf("the repeat was forwarded: %s", toolText(res))
+	}
+	r := run(t, db, "", "status", "outer:1", "--json")
+	if m := r.json(t); m["state"] != "succeeded" || m["kind"] != "mcp.guard" || m["agent"] != "proxied-bot" {
+		t.Fatalf("the proxy's own ledger: %s", r.stdout)
+	}
+	if r := run(t, upstreamDB, "", "status", "report:inner", "--json"); r.json(t)["state"] != "executing" {
+		t.Fatalf("the upstream ran the call other than once: %s", r.stdout)
+	}
+}
+
+// TestMCPBadInput: lines that are not JSON-RPC get a parse error and the
+// server goes on; a missing upstream command is a usage error naming it.
+func TestMCPBadInput(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "migrate"), cli.ExitOK)
+	cmd := exec.Command(bin, "--db", db, "mcp", "serve")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	in.Write([]byte("not json\n42\n{\"foo\":1}\n" +
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}` + "\n"))
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var codes []float64
+	for len(codes) < 4 && sc.Scan() {
+		var m struct {
+			ID    any
+			Error *struct{ Code float64 }
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not JSON-RPC: %s", sc.Bytes())
+		}
+		if m.Error != nil {
+			codes = append(codes, m.Error.Code)
+		} else if m.ID == float64(1) {
+			codes = append(codes, 0)
+		}
+	}
+	if len(codes) != 4 || codes[0] != -32700 || codes[1] != -32700 || codes[2] != -32700 || codes[3] != 0 {
+		t.Fatalf("answers %v, want three parse errors then the initialize result", codes)
+	}
+	in.Close()
+
+	r := run(t, db, "", "mcp", "proxy", "--", "/nonexistent/upstream-mcp")
+	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "/nonexistent/upstream-mcp") {
+		t.Fatalf("missing upstream: %d %q", r.code, r.stderr)
+	}
+	if r := run(t, db, "", "mcp", "proxy"); r.code != cli.ExitUsage || !strings.Contains(r.stderr, "after --") {
+		t.Fatalf("no upstream: %d %q", r.code, r.stderr)
+	}
+}
