@@ -48,25 +48,19 @@ func TestPythonClient(t *testing.T) {
 }
 
 // TestPythonClientInstalls: `pip install ./clients/python` gives the
-// import name with its py.typed marker. Built without network (no build
-// isolation), with the setuptools the machine has.
+// import name with its py.typed marker, with no network (--no-index):
+// the build backend is in the tree and needs nothing but the standard
+// library.
 func TestPythonClientInstalls(t *testing.T) {
 	py := python(t)
-	if exec.Command(py, "-c", "import pip, setuptools").Run() != nil {
-		skipOrFail(t, "pip or setuptools is missing: the install check cannot run here")
+	if exec.Command(py, "-m", "pip", "--version").Run() != nil {
+		skipOrFail(t, "pip is missing: the install check cannot run here")
 	}
 	target := t.TempDir()
-	cmd := exec.Command(py, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--no-index",
-		"--target", target, "./python")
+	cmd := exec.Command(py, "-m", "pip", "install", "--quiet", "--no-index", "--target", target, "./python")
 	cmd.Env = append(os.Environ(), "PIP_DISABLE_PIP_VERSION_CHECK=1", "PYTHONDONTWRITEBYTECODE=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("pip install ./clients/python: %v\n%s", err, out)
-	}
-	// Leave the source tree as it was: setuptools builds in place.
-	os.RemoveAll(filepath.Join("python", "build"))
-	matches, _ := filepath.Glob(filepath.Join("python", "src", "*.egg-info"))
-	for _, m := range matches {
-		os.RemoveAll(m)
 	}
 	check := exec.Command(py, "-c", "import tollgate_guard, os; print(tollgate_guard.__file__); "+
 		"assert os.path.exists(os.path.join(os.path.dirname(tollgate_guard.__file__), 'py.typed')); "+
