@@ -20,10 +20,69 @@ type Filter struct {
 	// Text matches a substring of the key, agent, kind or target (the
 	// console's /).
 	Text string
+	// Order is the list's order; the zero value is newest first.
+	Order Order
+	// After continues a list after this row (the last of the previous
+	// page), in Order: a keyset cursor, so a page is one index range
+	// however deep it is.
+	After *Row
 	// BeforeID pages backwards: only rows with an id below it.
 	BeforeID int64
 	// Limit caps the rows returned; zero means 100.
 	Limit int
+}
+
+// Order is the order of a list.
+type Order int
+
+const (
+	// NewestFirst lists the most recently recorded actions first.
+	NewestFirst Order = iota
+	// OldestFirst lists the earliest recorded actions first.
+	OldestFirst
+	// SoonestDeadline lists by deadline (an approval's expiry, a lease's
+	// end), soonest first, then oldest first; rows without one come last.
+	SoonestDeadline
+)
+
+// String names the order as the console shows it.
+func (o Order) String() string {
+	switch o {
+	case OldestFirst:
+		return "oldest first"
+	case SoonestDeadline:
+		return "soonest deadline"
+	}
+	return "newest first"
+}
+
+// orderSQL is an order's ORDER BY clause and, for a cursor row, the
+// condition that keeps only rows after it. A row without a deadline
+// sorts as the largest one.
+func orderSQL(o Order, after *Row) (by, cond string, args []any) {
+	switch o {
+	case OldestFirst:
+		by = "id ASC"
+		if after != nil {
+			cond, args = "id > ?", []any{after.ID}
+		}
+	case SoonestDeadline:
+		const dl = "(CASE WHEN deadline_ms > 0 THEN deadline_ms ELSE 9223372036854775807 END)"
+		by = dl + " ASC, id ASC"
+		if after != nil {
+			d := toMS(after.Deadline)
+			if after.Deadline.IsZero() || d <= 0 {
+				d = 9223372036854775807
+			}
+			cond, args = "("+dl+" > ? OR ("+dl+" = ? AND id > ?))", []any{d, d, after.ID}
+		}
+	default:
+		by = "id DESC"
+		if after != nil {
+			cond, args = "id < ?", []any{after.ID}
+		}
+	}
+	return by, cond, args
 }
 
 // Row is one action in a list.
@@ -39,7 +98,7 @@ type Row struct {
 	Updated  time.Time `json:"updated,omitzero"`
 }
 
-// List returns actions, newest first, one page at a time through the
+// List returns actions in f.Order (newest first by default), one page at a time through the
 // action index; it never loads every row.
 func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.Limit <= 0 || f.Limit > 10000 {
@@ -78,11 +137,15 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.BeforeID > 0 {
 		where, args = append(where, "id < ?"), append(args, f.BeforeID)
 	}
+	by, cond, cargs := orderSQL(f.Order, f.After)
+	if cond != "" {
+		where, args = append(where, cond), append(args, cargs...)
+	}
 	q := "SELECT id, action_key, logical_key, epoch, kind, agent, stage, deadline_ms, updated_ms FROM action_index"
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY id DESC LIMIT ?"
+	q += " ORDER BY " + by + " LIMIT ?"
 	args = append(args, f.Limit)
 	var out []Row
 	err := s.read(ctx, func(tx *Tx) (err error) {
