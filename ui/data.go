@@ -36,6 +36,9 @@ type item struct {
 	// is when a conflict or fenced call was logged.
 	Deadline time.Time
 	At       time.Time
+	// stored is the row's stored deadline, whatever its state: the
+	// keyset cursor of a list sorted by deadline.
+	stored   time.Time
 	Conflict *ledger.ConflictRow
 	Fenced   *ledger.FencedRow
 }
@@ -53,8 +56,7 @@ type (
 		err     error
 	}
 	snapshotMsg struct {
-		view   viewID
-		filter string
+		query
 		items  []item
 		more   bool
 		counts ledger.Counts
@@ -63,11 +65,10 @@ type (
 		err    error
 	}
 	pageMsg struct {
-		view   viewID
-		filter string
-		items  []item
-		more   bool
-		err    error
+		query
+		items []item
+		more  bool
+		err   error
 	}
 	detailMsg struct {
 		view    viewID
@@ -84,9 +85,23 @@ type (
 	}
 )
 
-// loadPage queries one page of a view. It captures only plain values.
-func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, before int64, limit int) ([]item, bool, error) {
+// query is what a list shows: the view, the filter and the order. A
+// late answer to another query than the one on screen is dropped.
+type query struct {
+	view   viewID
+	filter string
+	order  ledger.Order
+}
+
+// loadPage queries one page of a view, after the row after (nil: from
+// the top). It captures only plain values.
+func loadPage(ctx context.Context, s *ledger.Store, q query, after *item, limit int) ([]item, bool, error) {
 	var out []item
+	v, filter := q.view, q.filter
+	var before int64
+	if after != nil {
+		before = after.ID
+	}
 	switch v {
 	case viewConflicts:
 		rows, err := s.Conflicts(ctx, false, filter, before, limit+1)
@@ -107,7 +122,10 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: "fenced", Agent: f.Agent, Note: f.Reason, At: f.At, Fenced: &f})
 		}
 	default:
-		f := ledger.Filter{Text: filter, BeforeID: before, Limit: limit + 1}
+		f := ledger.Filter{Text: filter, Order: q.order, Limit: limit + 1}
+		if after != nil {
+			f.After = &ledger.Row{ID: after.ID, Deadline: after.stored}
+		}
 		switch v {
 		case viewPending:
 			f.State = ledger.StatePending
@@ -119,7 +137,7 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 			return nil, false, err
 		}
 		for _, r := range rows {
-			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: string(r.State), Kind: r.Kind, Agent: r.Agent}
+			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: string(r.State), Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
 			if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
 				it.Deadline = r.Deadline
 			}
@@ -135,11 +153,11 @@ func loadPage(ctx context.Context, s *ledger.Store, v viewID, filter string, bef
 
 // snapshotCmd reloads the counts, the epoch and the visible page of the
 // active view in one go.
-func snapshotCmd(pctx context.Context, s *ledger.Store, v viewID, filter, operator string, limit int) func() snapshotMsg {
+func snapshotCmd(pctx context.Context, s *ledger.Store, q query, operator string, limit int) func() snapshotMsg {
 	return func() snapshotMsg {
 		ctx, cancel := context.WithTimeout(pctx, 10*time.Second)
 		defer cancel()
-		msg := snapshotMsg{view: v, filter: filter}
+		msg := snapshotMsg{query: q}
 		if msg.counts, msg.err = s.Counts(ctx); msg.err != nil {
 			return msg
 		}
@@ -152,7 +170,7 @@ func snapshotCmd(pctx context.Context, s *ledger.Store, v viewID, filter, operat
 		if msg.sign, msg.err = s.Signing(ctx, operator); msg.err != nil {
 			return msg
 		}
-		msg.items, msg.more, msg.err = loadPage(ctx, s, v, filter, 0, limit)
+		msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit)
 		return msg
 	}
 }

@@ -22,6 +22,11 @@ type KeyMap struct {
 	Log key.Binding
 	// SelectAll selects every loaded pending row, or clears the selection.
 	SelectAll key.Binding
+	// Sort cycles the view's order (Pending: soonest deadline first).
+	Sort key.Binding
+	// CopyKey and CopyDigest put the selected row's full key or payload
+	// digest on the clipboard with OSC 52, which works over SSH.
+	CopyKey, CopyDigest key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
@@ -52,6 +57,9 @@ func DefaultKeyMap() KeyMap {
 		Views:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
 		Log:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
 		SelectAll:  key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select all / none")),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "cycle sort")),
+		CopyKey:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
+		CopyDigest: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy digest")),
 	}
 }
 
@@ -64,7 +72,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Log, k.Help, k.Quit},
+		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Sort, k.Log, k.Help, k.Quit},
+		{k.CopyKey, k.CopyDigest},
 		{k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -30,10 +31,38 @@ type listView struct {
 	height   int
 	// now is the ledger's clock, for relative times ("in 14m").
 	now func() time.Time
+	// sort indexes the view's orders (sortable); the first is its default.
+	sort int
+}
+
+// sortable are the orders s cycles through in each view. Pending waits
+// on deadlines, so the soonest is first; conflicts and fenced calls are
+// a log, newest first only.
+var sortable = [viewCount][]ledger.Order{
+	viewPending:   {ledger.SoonestDeadline, ledger.NewestFirst, ledger.OldestFirst},
+	viewConflicts: {ledger.NewestFirst},
+	viewUncertain: {ledger.NewestFirst, ledger.OldestFirst, ledger.SoonestDeadline},
+	viewFenced:    {ledger.NewestFirst},
+	viewAll:       {ledger.NewestFirst, ledger.OldestFirst, ledger.SoonestDeadline},
 }
 
 func newListView(id viewID, st *Styles, km *KeyMap, now func() time.Time) *listView {
 	return &listView{id: id, styles: st, keys: km, selected: map[string]bool{}, now: now}
+}
+
+// order is the list's order.
+func (l *listView) order() ledger.Order { return sortable[l.id][l.sort] }
+
+// cycleOrder moves to the view's next order; false when it has one only.
+// The rows stay until the reload in the new order replaces them, so the
+// cursor keeps its key when the key is still in the reloaded window.
+func (l *listView) cycleOrder() bool {
+	if len(sortable[l.id]) < 2 {
+		return false
+	}
+	l.sort = (l.sort + 1) % len(sortable[l.id])
+	l.more = false // no page in the old order may be appended
+	return true
 }
 
 // SetSize sets the rows and columns the list may use.
@@ -129,12 +158,13 @@ func (l *listView) clamp() {
 // rows is how many item lines fit under the header.
 func (l *listView) rows() int { return max(l.height-1, 1) }
 
-// lastID is the id of the last loaded row, the cursor for the next page.
-func (l *listView) lastID() int64 {
+// last is the last loaded row, the cursor for the next page.
+func (l *listView) last() *item {
 	if len(l.items) == 0 {
-		return 0
+		return nil
 	}
-	return l.items[len(l.items)-1].ID
+	it := l.items[len(l.items)-1]
+	return &it
 }
 
 // takeMoreRequest reports whether the cursor is close enough to the end of
@@ -248,11 +278,16 @@ func (l *listView) View() string {
 		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + when + " " + pad(agent, agentW)
 	}
 	var b strings.Builder
-	third, fourth := "kind", "due"
-	if l.id == viewConflicts || l.id == viewFenced {
+	first, third, fourth := "key", "kind", "due"
+	switch {
+	case l.id == viewConflicts || l.id == viewFenced:
 		third, fourth = "detail", "logged"
+	case l.order() == ledger.SoonestDeadline:
+		fourth = "due ▲" // soonest first
+	case l.order() == ledger.OldestFirst:
+		first = "key (oldest first)"
 	}
-	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", "key", "state", third, pad(fourth, timeW), "agent"), w, "")))
+	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", first, "state", third, pad(fourth, timeW), "agent"), w, "")))
 	if len(l.items) == 0 {
 		b.WriteString("\n")
 		if !l.loaded {

@@ -9,8 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
+
+	osc52 "github.com/aymanbagabas/go-osc52/v2"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -39,6 +43,10 @@ type Options struct {
 	// Refresh is how often the ledger is checked for other processes'
 	// writes; zero means 500ms.
 	Refresh time.Duration
+	// Clipboard receives the OSC 52 sequence that y and Y write (the
+	// terminal puts its text on the clipboard, over SSH too); nil means
+	// standard error, the terminal the console runs in.
+	Clipboard io.Writer
 	// Locked are the operator's passphrase-protected keys: the console
 	// asks for their passphrase when it starts (and again before a
 	// decision while one is still locked), without echo.
@@ -92,6 +100,9 @@ func New(opt Options) (*Model, error) {
 	}
 	if opt.Context == nil {
 		opt.Context = context.Background()
+	}
+	if opt.Clipboard == nil {
+		opt.Clipboard = os.Stderr
 	}
 	if opt.Refresh == 0 {
 		opt.Refresh = 500 * time.Millisecond
@@ -178,22 +189,27 @@ func (m *Model) check() tea.Cmd {
 
 func (m *Model) list() *listView { return m.views[m.active] }
 
+// query is what the active list shows.
+func (m *Model) query() query {
+	return query{view: m.active, filter: m.filter, order: m.list().order()}
+}
+
 func (m *Model) snapshot() tea.Cmd {
 	// Reload every row loaded so far and a page more, so that rows other
 	// processes added at the top do not push the selected key out of the
 	// reloaded window, however deep the cursor is (up to the list cap).
 	limit := min(m.list().loadedCount()+pageSize, maxReload)
-	f := snapshotCmd(m.opt.Context, m.store, m.active, m.filter, m.opt.Operator, limit)
+	f := snapshotCmd(m.opt.Context, m.store, m.query(), m.opt.Operator, limit)
 	return func() tea.Msg { return f() }
 }
 
 func (m *Model) loadMore() tea.Cmd {
-	s, v, filter, before, ctx := m.store, m.active, m.filter, m.list().lastID(), m.opt.Context
+	s, q, after, ctx := m.store, m.query(), m.list().last(), m.opt.Context
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		items, more, err := loadPage(ctx, s, v, filter, before, pageSize)
-		return pageMsg{view: v, filter: filter, items: items, more: more, err: err}
+		items, more, err := loadPage(ctx, s, q, after, pageSize)
+		return pageMsg{query: q, items: items, more: more, err: err}
 	}
 }
 
@@ -255,7 +271,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
-		if msg.view != m.active || msg.filter != m.filter {
+		if msg.query != m.query() {
 			return m, m.snapshot()
 		}
 		gone := m.list().setItems(msg.items, msg.more)
@@ -263,7 +279,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
-		} else if msg.view == m.active && msg.filter == m.filter {
+		} else if msg.query == m.query() {
 			m.list().appendItems(msg.items, msg.more)
 		}
 		return m, nil
@@ -423,6 +439,15 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Views):
 		return m.switchView(viewID(msg.String()[0] - '1'))
+	case key.Matches(msg, k.Sort):
+		if !m.list().cycleOrder() {
+			m.say(sevInfo, "conflicts and fenced calls are a log: listed newest first only")
+			return nil
+		}
+		m.say(sevInfo, "sorted by "+m.list().order().String()+" (s cycles)")
+		return m.snapshot()
+	case key.Matches(msg, k.CopyKey, k.CopyDigest):
+		return m.copySelected(key.Matches(msg, k.CopyDigest))
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
 		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
 		return nil
@@ -469,6 +494,46 @@ func (m *Model) setFilter(f string) tea.Cmd {
 		v.reset(f)
 	}
 	return m.snapshot()
+}
+
+// copySelected puts the row's full key, or its payload digest, on the
+// clipboard with OSC 52 (wrapped for tmux and screen), in a command: the
+// write goes to the terminal, never through the ledger.
+func (m *Model) copySelected(digest bool) tea.Cmd {
+	it, ok := m.list().current()
+	if !ok {
+		m.say(sevInfo, "nothing to copy")
+		return nil
+	}
+	what, text := "key", it.Key
+	if digest {
+		what = "digest"
+		switch {
+		case it.Conflict != nil:
+			text = it.Conflict.AttemptSHA
+		case it.Fenced != nil:
+			text = it.Fenced.SHA256
+		default:
+			text, ok = m.detail.digestOf(it.Key)
+			if !ok || text == "" {
+				m.say(sevInfo, "the digest is still loading: press Y again")
+				return nil
+			}
+		}
+	}
+	seq := osc52.New(text)
+	switch {
+	case os.Getenv("TMUX") != "":
+		seq = seq.Tmux()
+	case strings.HasPrefix(os.Getenv("TERM"), "screen"):
+		seq = seq.Screen()
+	}
+	w := m.opt.Clipboard
+	m.say(sevInfo, fmt.Sprintf("copied the %s of %s to the clipboard (OSC 52; the terminal must allow it)", what, safetext.Escape(it.Key)))
+	return func() tea.Msg {
+		seq.WriteTo(w)
+		return nil
+	}
 }
 
 // openDecision opens the confirmation dialog for the chosen rows, after
@@ -698,7 +763,7 @@ func (m *Model) View() string {
 	var lower string
 	switch {
 	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w - 4))
+		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-4-2))
 	default:
 		lower = m.detail.View()
 	}
@@ -774,9 +839,11 @@ func (m *Model) hintBar(w int) string {
 	return strings.Join(append(parts, tail), sep)
 }
 
-// fullHelp shows every binding: its columns side by side while they fit
-// the width, the rest on further rows, so nothing is dropped at 60x20.
-func (m *Model) fullHelp(w int) string {
+// fullHelp shows every binding in w cells and h lines: its groups side
+// by side while they fit the width, the rest on further rows; when that
+// is too tall (60x20), every binding in columns h lines high, so nothing
+// is dropped.
+func (m *Model) fullHelp(w, h int) string {
 	var rows []string
 	var row []string
 	rowW := 0
@@ -790,7 +857,19 @@ func (m *Model) fullHelp(w int) string {
 		row, rowW = append(row, view+"    "), rowW+cw
 	}
 	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-	return strings.Join(rows, "\n\n")
+	grouped := strings.Join(rows, "\n\n")
+	if lipgloss.Height(grouped) <= h {
+		return grouped
+	}
+	var all []key.Binding
+	for _, col := range m.keys.FullHelp() {
+		all = append(all, col...)
+	}
+	var cols []string
+	for start := 0; start < len(all); start += max(h, 1) {
+		cols = append(cols, m.help.FullHelpView([][]key.Binding{all[start:min(start+max(h, 1), len(all))]})+"   ")
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
 }
 
 var shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}

@@ -3,11 +3,13 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,11 +201,11 @@ func press(s string) tea.KeyMsg {
 
 func TestPendingViewGolden(t *testing.T) {
 	f := newFixture(t)
-	f.guard("refund:le-4411", "refund", "refund 10 EUR", "refund-bot")
 	f.guard("refund:le-4412", "refund", "refund 25 EUR\nsecond line", "refund-bot")
+	f.guard("refund:le-4411", "refund", "refund 10 EUR", "refund-bot")
 	tm := f.console(80, 24, false, "alice")
 	waitFor(t, tm, "refund:le-4411")
-	waitFor(t, tm, "refund 25 EUR") // the newest is selected first
+	waitFor(t, tm, "refund 25 EUR") // the soonest deadline is selected first (equal ones: oldest)
 	requireGolden(t, final(t, tm))
 }
 
@@ -308,14 +310,14 @@ func TestBatchApprove(t *testing.T) {
 	}
 	tm := f.console(80, 24, false, "alice")
 	waitFor(t, tm, "refund:a")
-	tm.Send(press("space")) // selects refund:c (newest first) and moves down
+	tm.Send(press("space")) // selects refund:a (soonest deadline; equal ones oldest first) and moves down
 	tm.Send(press("space")) // selects refund:b
 	tm.Send(press("a"))
 	waitFor(t, tm, "Approve 2 actions?")
 	tm.Send(press("enter"))
 	waitFor(t, tm, "approve: 2 done")
 	final(t, tm)
-	for k, want := range map[string]ledger.State{"refund:a": ledger.StatePending, "refund:b": ledger.StateApproved, "refund:c": ledger.StateApproved} {
+	for k, want := range map[string]ledger.State{"refund:a": ledger.StateApproved, "refund:b": ledger.StateApproved, "refund:c": ledger.StatePending} {
 		if d, _ := f.s.Status(ctx, k); d.State != want {
 			t.Errorf("%s is %s, want %s", k, d.State, want)
 		}
@@ -408,10 +410,11 @@ func TestLiveRefreshKeepsSelection(t *testing.T) {
 	f.guard("refund:a", "refund", "first", "refund-bot")
 	f.guard("refund:b", "refund", "second", "refund-bot")
 	tm := f.console(80, 24, false, "alice")
-	waitFor(t, tm, "second")
-	tm.Send(press("j")) // to refund:a
-	waitFor(t, tm, "first")
-	// Another process writes; no key is pressed.
+	waitFor(t, tm, "first") // refund:a, the soonest deadline (equal ones oldest first)
+	tm.Send(press("s"))     // newest first: the selection stays on refund:a, now second
+	waitFor(t, tm, "sorted by newest first")
+	waitFor(t, tm, "key  ") // the reloaded header
+	// Another process writes a row above it; no key is pressed.
 	other := f.other()
 	start := time.Now()
 	if _, err := other.Guard(ctx, "refund:c", ledger.Payload{Kind: "refund", Target: "t", Body: "third"}, ledger.GuardOptions{Agent: "x"}); err != nil {
@@ -650,15 +653,16 @@ func TestTimeDrivenChangesShowWithoutWrites(t *testing.T) {
 func TestBatchDialogFitsSixtyByTwenty(t *testing.T) {
 	f := newFixture(t)
 	long := "refund:" + strings.Repeat("x", 70)
-	keys := []string{long}
+	var keys []string
 	for i := 0; i < 11; i++ {
 		keys = append(keys, fmt.Sprintf("refund:b-%02d", i))
 	}
+	keys = append(keys, long) // the newest: listed last (equal deadlines, oldest first)
 	for _, k := range keys {
 		f.guard(k, "refund", "body "+k, "refund-bot")
 	}
 	tm := f.console(60, 20, false, "alice")
-	waitFor(t, tm, "refund:b-10")
+	waitFor(t, tm, "Pending 12")
 	for range keys {
 		tm.Send(press("space"))
 	}
@@ -680,7 +684,7 @@ func TestBatchDialogFitsSixtyByTwenty(t *testing.T) {
 			t.Errorf("scrolled to the end, the frame lacks %q:\n%s", want, frame)
 		}
 	}
-	// The long key (the oldest, so the last) is shown whole, wrapped
+	// The long key (the newest, so the last) is shown whole, wrapped
 	// rather than cut.
 	joined := strings.NewReplacer("\n", "", "║", "", " ", "").Replace(frame)
 	if !strings.Contains(joined, long) {
@@ -899,4 +903,157 @@ func TestDecisionElsewhereIsSaid(t *testing.T) {
 	}
 	waitFor(t, tm, "refund:e-1 was approved by bob at 2026-12-01 09:00:00Z")
 	final(t, tm)
+}
+
+// model builds the console for a test that drives it by hand: every
+// command runs to completion before the next key, so the order of rows
+// can be read between keys (the refresh tick is not started).
+func (f *fixture) model(w, h int, clipboard io.Writer) *Model {
+	f.t.Helper()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	m, err := New(Options{Store: f.s, Operator: "alice", Renderer: r, Clipboard: clipboard,
+		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: time.Hour})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { m.Close() })
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	drain(m, m.snapshot())
+	return m
+}
+
+// step sends one message and runs what it starts.
+func step(m *Model, msg tea.Msg) {
+	_, cmd := m.Update(msg)
+	drain(m, cmd)
+}
+
+func listedKeys(m *Model) []string {
+	var out []string
+	for _, it := range m.list().items {
+		out = append(out, it.Key)
+	}
+	return out
+}
+
+// TestPendingSortsByDeadline: Pending lists the soonest deadline first by
+// default, whatever the order of arrival; s cycles to newest first, then
+// oldest first, then back, and says which; the header shows the order.
+func TestPendingSortsByDeadline(t *testing.T) {
+	f := newFixture(t)
+	f.s.SetPolicy(ctx, approvals.Rule{Pattern: "urgent", Mode: approvals.Approval, TTL: 5 * time.Minute}, "root")
+	f.guard("refund:r-1", "refund", "x", "bot") // due 10:00
+	f.clock.Add(time.Minute)
+	f.guard("urgent:u-1", "urgent", "x", "bot") // due 09:06
+	f.clock.Add(time.Minute)
+	f.guard("refund:r-2", "refund", "x", "bot") // due 10:02
+	m := f.model(100, 30, io.Discard)
+	for _, want := range []struct {
+		keys   []string
+		header string
+		said   string
+	}{
+		{[]string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", ""},
+		{[]string{"refund:r-2", "urgent:u-1", "refund:r-1"}, "key ", "sorted by newest first (s cycles)"},
+		{[]string{"refund:r-1", "urgent:u-1", "refund:r-2"}, "key (oldest first)", "sorted by oldest first (s cycles)"},
+		{[]string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", "sorted by soonest deadline (s cycles)"},
+	} {
+		if want.said != "" {
+			step(m, press("s"))
+			if m.notice != want.said {
+				t.Fatalf("s said %q, want %q", m.notice, want.said)
+			}
+		}
+		if got := listedKeys(m); !slices.Equal(got, want.keys) {
+			t.Fatalf("%s: listed %v, want %v", want.said, got, want.keys)
+		}
+		if !strings.Contains(m.View(), want.header) {
+			t.Fatalf("the header does not show %q:\n%s", want.header, m.View())
+		}
+	}
+	step(m, press("2")) // Conflicts: a log, one order
+	step(m, press("s"))
+	if !strings.Contains(m.notice, "newest first only") {
+		t.Fatalf("s in Conflicts said %q", m.notice)
+	}
+}
+
+// TestDeadlineOrderPages: past the first page, the rows loaded in
+// deadline order continue that order, none twice, none missing.
+func TestDeadlineOrderPages(t *testing.T) {
+	f := newFixture(t)
+	for i, ttl := range []time.Duration{time.Hour, 30 * time.Minute, 2 * time.Hour} {
+		f.s.SetPolicy(ctx, approvals.Rule{Pattern: fmt.Sprintf("kind%d", i), Mode: approvals.Approval, TTL: ttl}, "root")
+	}
+	const n = 2*pageSize + 50
+	for i := 0; i < n; i++ {
+		f.guard(fmt.Sprintf("k:%03d", i), fmt.Sprintf("kind%d", i%3), "x", "bot")
+		f.clock.Add(time.Second)
+	}
+	m := f.model(80, 24, io.Discard)
+	for i := 0; i < 5 && len(m.list().items) < n; i++ {
+		step(m, press("G")) // to the bottom: the next page loads
+	}
+	items := m.list().items
+	seen := map[string]bool{}
+	for i, it := range items {
+		if seen[it.Key] {
+			t.Fatalf("%s listed twice", it.Key)
+		}
+		seen[it.Key] = true
+		if i > 0 {
+			p := items[i-1]
+			if it.stored.Before(p.stored) || it.stored.Equal(p.stored) && it.ID < p.ID {
+				t.Fatalf("row %d (%s, due %s) after %s (due %s)", i, it.Key, it.stored, p.Key, p.stored)
+			}
+		}
+	}
+	if len(items) != n {
+		t.Fatalf("loaded %d rows of %d", len(items), n)
+	}
+}
+
+// syncBuffer is a clipboard written from a command's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCopyWithOSC52: y puts the full key and Y the payload digest on the
+// clipboard as OSC 52 sequences, and the console says what it copied.
+func TestCopyWithOSC52(t *testing.T) {
+	t.Setenv("TMUX", "")
+	t.Setenv("TERM", "xterm-256color")
+	f := newFixture(t)
+	long := "refund:" + strings.Repeat("z", 60) // longer than its column
+	f.guard(long, "refund", "x", "bot")
+	clip := &syncBuffer{}
+	m := f.model(80, 24, clip)
+	step(m, press("y"))
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(long)) + "\a"
+	if clip.String() != want || !strings.Contains(m.notice, "copied the key of "+long) {
+		t.Fatalf("y wrote %q and said %q", clip.String(), m.notice)
+	}
+	d, err := f.s.Status(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(m, press("Y"))
+	want += "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(d.SHA256)) + "\a"
+	if clip.String() != want || !strings.Contains(m.notice, "copied the digest") {
+		t.Fatalf("Y wrote %q and said %q", clip.String(), m.notice)
+	}
 }
