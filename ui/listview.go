@@ -274,6 +274,11 @@ func (l *listView) View() string {
 	stateW, kindW, timeW := 10, 14, 11
 	keyW := max(w-stateW-kindW-timeW-16, 12)
 	agentW := max(w-keyW-stateW-kindW-timeW-7, 6)
+	if w >= 100 {
+		// Wide: the agent's name whole too, not only a longer key.
+		agentW = min(w/6, 24)
+		keyW = w - stateW - kindW - timeW - agentW - 7
+	}
 	line := func(sel, key, state, kind, when, agent string) string {
 		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + when + " " + pad(agent, agentW)
 	}
@@ -355,13 +360,16 @@ func wrap(s string, w int) string {
 }
 
 // relative is a time as lists show it, against the ledger's clock: "in
-// 14m", "3m ago", "-" for none.
+// 14m", "now", "3m ago", "-" for none.
 func relative(t, now time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	if d := t.Sub(now); d >= 0 {
+	switch d := t.Sub(now); {
+	case d > 0:
 		return "in " + short(d)
+	case d == 0:
+		return "now"
 	}
 	return short(now.Sub(t)) + " ago"
 }

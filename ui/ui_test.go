@@ -640,7 +640,7 @@ func TestTimeDrivenChangesShowWithoutWrites(t *testing.T) {
 	tm := f.console(100, 30, true, "alice")
 	waitFor(t, tm, "P1 C0 U0 F0")
 	f.clock.Add(2 * time.Minute)                             // the lease (1 minute) ran out
-	waitWithin(t, tm, "P1 C0 U1 F0", slowdown*3*time.Second) // the tick is 50ms here, 500ms in use
+	waitWithin(t, tm, "P1 C0 U1 F0", slowdown*3*time.Second) // the tick is 50ms here, 100ms in use
 	f.clock.Add(time.Hour)                                   // the approval expired
 	waitWithin(t, tm, "P0 C0 U1 F0", slowdown*3*time.Second)
 	final(t, tm)

@@ -1,0 +1,82 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+// screenSizes are the terminals the console is checked at: the common
+// default, the smallest supported, and a wide one whose layout differs
+// (list and detail side by side).
+var screenSizes = []struct{ w, h int }{{80, 24}, {60, 20}, {200, 60}}
+
+// screenFixture is a ledger with what each screen needs: pending keys
+// with a deadline within ten minutes and a long target, the operator's
+// own request (refused on approval), an uncertain key.
+func screenFixture(t *testing.T) *fixture {
+	f := newFixture(t)
+	f.s.SetPolicy(ctx, approvals.Rule{Pattern: "urgent", Mode: approvals.Approval, TTL: 35 * time.Minute}, "root")
+	for i := 0; i < 5; i++ {
+		if _, err := f.s.Guard(ctx, fmt.Sprintf("refund:s-%d", i), ledger.Payload{Kind: "refund", Target: "acct-" + strings.Repeat("9", 40*i+1),
+			Body: fmt.Sprintf("refund %d EUR", 10*i)}, ledger.GuardOptions{Agent: "refund-bot"}); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Add(time.Minute)
+	}
+	f.guard("urgent:u-1", "urgent", "page the on-call", "pager-bot") // due 09:40, within ten minutes of 09:30
+	f.guard("refund:own", "refund", "mine", "alice")
+	f.guard("report:lost", "report", "weekly", "report-bot") // its one-minute lease lapses unreported: uncertain
+	f.clock.Add(26 * time.Minute)                            // 09:31
+	return f
+}
+
+// TestScreensGolden renders each screen whose defects were fixed at
+// every size: the Pending list (kind and due columns, the soonest first,
+// one due soon), the batch dialog (every key with kind, target and
+// digest; note and confirm line on screen), the help (every binding),
+// the message log (a batch's done and refused keys, whole), a filter
+// that hides everything, and the reconcile dialog (no preselected
+// result).
+func TestScreensGolden(t *testing.T) {
+	screens := []struct {
+		name string
+		keys []tea.Msg
+	}{
+		{"pending", nil},
+		{"batch-dialog", []tea.Msg{press("*"), press("a")}},
+		{"help", []tea.Msg{press("?")}},
+		{"message-log", []tea.Msg{press("*"), press("a"), press("enter"), press("L")}},
+		{"filter-hides-all", []tea.Msg{press("/"), press("z"), press("z"), press("enter")}},
+		{"reconcile-dialog", []tea.Msg{press("3"), press("c")}},
+	}
+	for _, sz := range screenSizes {
+		for _, sc := range screens {
+			t.Run(fmt.Sprintf("%s-%dx%d", sc.name, sz.w, sz.h), func(t *testing.T) {
+				f := screenFixture(t)
+				m := f.model(sz.w, sz.h, io.Discard)
+				for _, k := range sc.keys {
+					step(m, k)
+				}
+				view := m.View()
+				for i, line := range strings.Split(view, "\n") {
+					if lipgloss.Width(line) > sz.w {
+						t.Fatalf("line %d is %d cells wide at %dx%d", i, lipgloss.Width(line), sz.w, sz.h)
+					}
+				}
+				if n := strings.Count(view, "\n") + 1; n > sz.h {
+					t.Fatalf("%d lines at %dx%d", n, sz.w, sz.h)
+				}
+				requireGolden(t, view)
+			})
+		}
+	}
+}
