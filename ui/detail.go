@@ -31,6 +31,9 @@ type detailView struct {
 	item    item
 	detail  *ledger.Detail
 	err     error
+	// head is the key, state and digest: they stay on top while the rest
+	// scrolls, so what is being looked at is never scrolled away.
+	head string
 }
 
 func newDetailView(st *Styles, km *KeyMap) *detailView {
@@ -129,17 +132,56 @@ func scroll(vp *viewport.Model, k *KeyMap, km tea.KeyMsg) {
 	}
 }
 
-// View renders the pane with its border.
+// View renders the pane with its border: the fixed head, the scrolling
+// rest and, when the rest does not fit, where it is.
 func (d *detailView) View() string {
 	style := d.styles.Pane
 	if d.focused {
 		style = d.styles.FocusedPane
 	}
-	return style.Width(max(d.width-2, 10)).Height(max(d.height-2, 1)).Render(d.vp.View())
+	var parts []string
+	if d.head != "" {
+		parts = append(parts, d.head)
+	}
+	parts = append(parts, d.vp.View())
+	if total := d.vp.TotalLineCount(); total > d.vp.Height {
+		first := d.vp.YOffset + 1
+		last := min(d.vp.YOffset+d.vp.Height, total)
+		hint := "enter scrolls"
+		if d.focused {
+			hint = "↑/↓ pgup/pgdn g/G · esc"
+		}
+		parts = append(parts, d.styles.Muted.Render(ansi.Truncate(fmt.Sprintf("lines %d-%d of %d · %s", first, last, total, hint), d.vp.Width, "…")))
+	}
+	return style.Width(max(d.width-2, 10)).Height(max(d.height-2, 1)).MaxHeight(max(d.height, 3)).Render(strings.Join(parts, "\n"))
 }
 
+// render lays the content out: every line wrapped to the pane (a digest
+// or a long target is never cut), the head fixed, the rest in the
+// viewport with a line kept for its position when it does not fit.
 func (d *detailView) render() {
-	d.vp.SetContent(d.content())
+	content, split := d.content()
+	w := max(d.vp.Width, 10)
+	head, body := content[:split], content[split:]
+	d.head = wrapLines(strings.TrimRight(head, "\n"), w)
+	body = wrapLines(strings.TrimRight(body, "\n"), w)
+	room := max(d.height-2, 1)
+	if d.head != "" {
+		room = max(room-strings.Count(d.head, "\n")-1, 1)
+	}
+	if strings.Count(body, "\n")+1 > room {
+		room = max(room-1, 1)
+	}
+	d.vp.Height = room
+	d.vp.SetContent(body)
+}
+
+// wrapLines wraps each line of s to w cells, styles kept.
+func wrapLines(s string, w int) string {
+	if s == "" {
+		return ""
+	}
+	return ansi.Wrap(s, w, "")
 }
 
 // field renders one "label value" line; value must already be escaped.
@@ -154,15 +196,17 @@ func when(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-func (d *detailView) content() string {
+// content is the pane's text and the byte offset where its fixed head
+// ends (0: no head).
+func (d *detailView) content() (string, int) {
 	st := d.styles
 	w := d.vp.Width
 	var b strings.Builder
 	switch {
 	case d.key == "":
-		return st.Empty.Render("Nothing selected.")
+		return st.Empty.Render("Nothing selected."), 0
 	case d.err != nil:
-		return st.StatusError.Render("could not load " + safetext.Escape(d.key) + ": " + safetext.Escape(d.err.Error()))
+		return st.StatusError.Render("could not load " + safetext.Escape(d.key) + ": " + safetext.Escape(d.err.Error())), 0
 	}
 	if f := d.item.Fenced; f != nil {
 		d.field(&b, "fenced", safetext.Escape(f.Key))
@@ -174,14 +218,15 @@ func (d *detailView) content() string {
 		d.field(&b, "reason", safetext.Escape(f.Reason))
 		if d.detail == nil {
 			b.WriteString(st.Muted.Render("The key was never admitted: nothing else is stored for it.") + "\n")
-			return b.String()
+			return b.String(), 0
 		}
 		b.WriteString("\n")
 	}
 	dt := d.detail
 	if dt == nil {
-		return b.String() + st.Muted.Render("loading "+safetext.Escape(d.key)+"...")
+		return b.String() + st.Muted.Render("loading "+safetext.Escape(d.key)+"..."), 0
 	}
+	fixed := b.Len() == 0 // a fenced call keeps its own lines above
 	// Compact header: the payload should be visible at 80x24 without scrolling.
 	d.field(&b, "key", safetext.Escape(dt.Logical))
 	if dt.Epoch != "" {
@@ -193,6 +238,10 @@ func (d *detailView) content() string {
 	}
 	d.field(&b, "state", state)
 	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
+	split := 0
+	if fixed {
+		split = b.Len()
+	}
 	if !dt.Expires.IsZero() {
 		d.field(&b, "deadline", when(dt.Expires))
 		if dt.Approvers > 1 {
@@ -232,7 +281,7 @@ func (d *detailView) content() string {
 	for _, e := range dt.Events {
 		b.WriteString(fmt.Sprintf("%s  %-20s %s\n", when(e.At), e.Type, safetext.Escape(e.Actor)))
 	}
-	return b.String()
+	return b.String(), split
 }
 
 func orDash(s string) string {

@@ -1057,3 +1057,28 @@ func TestCopyWithOSC52(t *testing.T) {
 		t.Fatalf("Y wrote %q and said %q", clip.String(), m.notice)
 	}
 }
+
+// TestDetailHeadStaysAt60x20: at 60x20 with a body far longer than the
+// pane, scrolling to the end keeps the key, state and whole digest on
+// screen (wrapped, never cut) and says which lines are shown.
+func TestDetailHeadStaysAt60x20(t *testing.T) {
+	f := newFixture(t)
+	a := f.guard("refund:long-1", "refund", strings.Repeat("a long body line\n", 60), "refund-bot")
+	m := f.model(60, 20, io.Discard)
+	step(m, press("enter"))
+	step(m, press("G"))
+	view := m.View()
+	for _, want := range []string{"key        refund:long-1", "state      pending", a.SHA256[:56], a.SHA256[56:]} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("after G the pane lost %q:\n%s", want, view)
+		}
+	}
+	at := regexp.MustCompile(`lines (\d+)-(\d+) of (\d+)`).FindStringSubmatch(view)
+	if at == nil || at[2] != at[3] || at[1] == "1" {
+		t.Fatalf("the position line does not say the end is shown: %v\n%s", at, view)
+	}
+	step(m, press("g"))
+	if !strings.Contains(m.View(), "lines 1-") {
+		t.Fatalf("g did not go back to the top:\n%s", m.View())
+	}
+}
