@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // The raw baselines use the same file, pragmas and one-connection
@@ -22,7 +23,7 @@ func rawWriter(b *testing.B) *sql.DB {
 		b.Fatal(err)
 	}
 	s.Close()
-	db, err := sql.Open("sqlite", dsn(path, 5e9, true))
+	db, err := sql.Open("sqlite", sqlite.WriterDSN(path))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,33 +5,33 @@ import (
 	"fmt"
 	"strings"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
-// Sentinel errors. Callers match them with errors.Is; the CLI maps each to
+// Sentinel errors, the engines' own (package engine) under the names
+// callers know. Callers match them with errors.Is; the CLI maps each to
 // an exit code.
 var (
 	// ErrInvalidInput matches every refusal of a key, payload or argument.
-	ErrInvalidInput = errors.New("invalid input")
-	// ErrNoLedger means a reading command found no ledger file to read.
-	ErrNoLedger = errors.New("no ledger")
+	ErrInvalidInput = engine.ErrInvalidInput
+	// ErrNoLedger means a reading command found no ledger to read.
+	ErrNoLedger = engine.ErrNoLedger
 	// ErrNotFound means the key is not in the ledger.
 	ErrNotFound = errors.New("no such action key")
 	// ErrAppendOnly means a statement tried to change or remove evidence.
-	ErrAppendOnly = errors.New("ledger evidence is append-only")
+	ErrAppendOnly = engine.ErrAppendOnly
 	// ErrBusy means the ledger stayed locked by other writers until the
 	// caller's context ended.
-	ErrBusy = errors.New("ledger busy")
-	// ErrNewerSchema means the file was written by a newer tollgate.
-	ErrNewerSchema = errors.New("ledger schema is newer than this tollgate")
-	// ErrNotLedger means the file exists but is not an SQLite database.
-	ErrNotLedger = errors.New("file is not a tollgate ledger")
+	ErrBusy = engine.ErrBusy
+	// ErrNewerSchema means the ledger was written by a newer tollgate.
+	ErrNewerSchema = engine.ErrNewerSchema
+	// ErrNotLedger means what was named exists but is not a ledger.
+	ErrNotLedger = engine.ErrNotLedger
 	// ErrNeedsMigration means a read-only open found an older schema.
-	ErrNeedsMigration = errors.New("ledger needs migrating, which needs write access")
+	ErrNeedsMigration = engine.ErrNeedsMigration
 	// ErrReadOnly means the ledger could not be written (file or disk
 	// permissions, a read-only mount or a full disk).
-	ErrReadOnly = errors.New("ledger cannot be written")
+	ErrReadOnly = engine.ErrReadOnly
 )
 
 // ConflictError reports that a key already binds a different payload. It
@@ -68,51 +68,4 @@ func (e *ConflictError) Answer() map[string]any {
 	return map[string]any{"key": e.Key, "error": "conflict", "verdict": "conflict", "stored_sha256": e.StoredSHA256,
 		"attempted_sha256": e.AttemptSHA, "state": e.State, "differs": differs, "differs_known": e.Differs != nil,
 		"conflict_id": e.ConflictID, "replayed": false, "safe_new_key": true}
-}
-
-// mapDriverError turns SQLite result codes into the package's sentinels.
-// It matches codes, never message text, so that it survives driver and
-// SQLite upgrades.
-func mapDriverError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var se *sqlite.Error
-	if !errors.As(err, &se) {
-		return err
-	}
-	switch code := se.Code(); {
-	case code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:
-		return fmt.Errorf("%w: %v", ErrAppendOnly, err)
-	case code&0xff == sqlite3.SQLITE_BUSY, code&0xff == sqlite3.SQLITE_LOCKED:
-		return fmt.Errorf("%w: %v", ErrBusy, err)
-	case code&0xff == sqlite3.SQLITE_NOTADB:
-		return fmt.Errorf("%w: %v", ErrNotLedger, err)
-	case code&0xff == sqlite3.SQLITE_READONLY, code&0xff == sqlite3.SQLITE_FULL,
-		code&0xff == sqlite3.SQLITE_CANTOPEN, code&0xff == sqlite3.SQLITE_PERM:
-		return fmt.Errorf("%w: %v", ErrReadOnly, err)
-	}
-	return err
-}
-
-// isBusy reports whether err is a lock contention that a retry can clear.
-func isBusy(err error) bool {
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		c := se.Code() & 0xff
-		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
-	}
-	return errors.Is(err, ErrBusy)
-}
-
-// isIOErr reports an SQLite I/O error (SQLITE_IOERR and its extended codes).
-func isIOErr(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_IOERR
-}
-
-// isShortRead reports SQLITE_IOERR_SHORT_READ.
-func isShortRead(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_IOERR_SHORT_READ
 }

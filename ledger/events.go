@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -66,10 +67,12 @@ func eventHash(hv int, prev string, seq int64, key, typ, actor, detail string, a
 	return eventHashV2(prev, seq, key, typ, actor, detail, at, f)
 }
 
-// appendEvent adds an event to the chain inside the caller's immediate
-// transaction, committing fact (nil for a derived event); holding the
-// write lock is what makes reading the chain's head and appending to it
-// one step.
+// appendEvent adds an event to the chain inside the caller's writing
+// transaction, committing fact (nil for a derived event). The first
+// append of a transaction reads the chain_head row, locked until commit
+// on an engine that needs it (LockSuffix), so that reading the head and
+// appending to it are one step with any number of writers; saveHead
+// advances the row once, before commit.
 func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map[string]any, at int64, fact *factRef) error {
 	d, err := json.Marshal(detail)
 	if err != nil {
@@ -77,13 +80,20 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	}
 	var seq int64
 	prev := zeroHash
-	if tx.head != nil {
+	switch {
+	case tx.head != nil:
 		seq, prev = tx.head.Seq, tx.head.Hash
-	} else {
+	case tx.migrating:
+		// Migration 5 appends before schema 7 made the head a row.
 		err = tx.QueryRowContext(ctx, "SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").Scan(&seq, &prev)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+	default:
+		if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1"+tx.lock).Scan(&seq, &prev); err != nil {
+			return fmt.Errorf("read the chain head: %w", err)
+		}
+		tx.saved = &Head{Seq: seq, Hash: prev}
 	}
 	seq++
 	var f factRef
@@ -97,6 +107,24 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 		tx.head = &Head{Seq: seq, Hash: h}
 	}
 	return err
+}
+
+// saveHead advances the chain_head row to the last event this
+// transaction appended, if it appended any. The row's seq is compared
+// with the one read: under the lock it cannot have moved, and if it
+// somehow did, nothing of this transaction is kept.
+func saveHead(ctx context.Context, tx *Tx) error {
+	if tx.saved == nil || tx.head == nil {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1 AND seq = ?", tx.head.Seq, tx.head.Hash, tx.saved.Seq)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("the chain head moved from seq %d during this transaction; nothing was stored (%v)", tx.saved.Seq, err)
+	}
+	return nil
 }
 
 // Timeline returns every event of one key, oldest first.

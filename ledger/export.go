@@ -3,11 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 // Evidence is one action's exported record: what was decided, what the
@@ -82,56 +78,20 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (int, error) {
 	}
 }
 
-// Backup writes a consistent copy of the live ledger to dest with VACUUM
-// INTO, which reads one snapshot while other processes keep writing, and
-// returns the head the copy holds. The copy is written to a temporary
-// file beside dest, synced, and linked into place: a backup killed midway
-// leaves nothing at dest, and an existing dest is never replaced. A
-// symbolic link, directory or device as dest is refused by name.
+// Backup writes a consistent copy of the live ledger to dest, while
+// other processes keep writing, and returns the head the copy holds. How
+// the copy is made is the engine's (SQLite: VACUUM INTO a temporary file,
+// synced and linked into place, so a backup killed midway leaves nothing
+// at dest); an existing dest is never replaced.
 func (s *Store) Backup(ctx context.Context, dest string) (Head, error) {
-	if s.w == nil {
-		return Head{}, fmt.Errorf("%w: backup needs a ledger connection that is not query-only", ErrReadOnly)
-	}
-	if fi, err := os.Lstat(dest); err == nil {
-		what := "a file"
-		switch m := fi.Mode(); {
-		case m&fs.ModeSymlink != 0:
-			what = "a symbolic link"
-		case m.IsDir():
-			what = "a directory"
-		case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
-			what = "a device"
-		}
-		return Head{}, fmt.Errorf("%w: backup target %s already exists (%s); a backup never replaces anything", ErrInvalidInput, dest, what)
-	}
-	dir := filepath.Dir(dest)
-	f, err := os.CreateTemp(dir, ".tollgate-backup-*")
-	if err != nil {
-		return Head{}, fmt.Errorf("backup: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := f.Close(); err != nil {
-		return Head{}, err
-	}
 	// The head is read before the copy: the copy's snapshot is the same
 	// or later, so the head is on its chain.
 	h, err := s.Head(ctx)
 	if err != nil {
 		return Head{}, err
 	}
-	err = retryBusy(ctx, func() error {
-		_, err := s.w.ExecContext(ctx, "VACUUM INTO ?", tmp)
-		return err
-	})
-	if err != nil {
+	if err := s.eng.Backup(ctx, dest); err != nil {
 		return Head{}, err
 	}
-	if err := syncFile(tmp); err != nil {
-		return Head{}, fmt.Errorf("backup: %w", err)
-	}
-	if err := os.Link(tmp, dest); err != nil {
-		return Head{}, fmt.Errorf("%w: backup target %s: %v", ErrInvalidInput, dest, err)
-	}
-	return h, syncDir(dir)
+	return h, nil
 }

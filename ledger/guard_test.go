@@ -271,6 +271,8 @@ func TestListFiltersAndCounts(t *testing.T) {
 		{Filter{Kind: "email"}, 3}, {Filter{Agent: "agent-1"}, 2}, {Filter{KeyPrefix: "a:"}, 6},
 		{Filter{KeyPrefix: "b"}, 1}, {Filter{State: StateRecorded}, 1}, {Filter{Text: "agent-2"}, 2},
 		{Filter{Limit: 2}, 2}, {Filter{BeforeID: 3}, 2}, {Filter{Text: "acct-1"}, 1},
+		// The text is literal and ignores case: _ and % are no wildcards.
+		{Filter{Text: "AGENT-2"}, 2}, {Filter{Text: "agent_2"}, 0}, {Filter{Text: "a%1"}, 0}, {Filter{Text: `\`}, 0},
 	}
 	for _, tc := range tests {
 		rows, err := s.List(ctx, tc.f)

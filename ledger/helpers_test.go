@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -65,16 +66,13 @@ func stringsReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 func oldLedger(t testing.TB, path string, version int) *sql.DB {
 	t.Helper()
 	db := rawDB(t, path)
-	migs, err := migrations()
+	migs, err := sqlite.SchemaSQL(version)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range migs {
-		if m.version > version {
-			break
-		}
-		if _, err := db.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+	for i, m := range migs {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
 		}
 	}
 	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d; PRAGMA journal_mode = WAL", version)); err != nil {

@@ -14,13 +14,14 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // ErrNotPermitted means this identity may not do that: no operator key,
 // a key that is not registered (or not in the operators file), a name
 // that is not the key's, or a decision whose signatures do not prove it.
-var ErrNotPermitted = errors.New("not permitted")
+var ErrNotPermitted = engine.ErrNotPermitted
 
 // ErrChanged means the fact an operator signed changed before it could be
 // written (another decision landed meanwhile): nothing was stored.

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
 // Filter narrows List. Zero fields match everything.
@@ -131,8 +132,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.Text != "" {
 		// Case-insensitive (ASCII letters, as SQLite's lower() folds): an
 		// operator typing "refund" finds "Refund".
-		where = append(where, "(instr(lower(action_key), lower(?)) > 0 OR instr(lower(agent), lower(?)) > 0 OR instr(lower(kind), lower(?)) > 0 OR instr(lower(target), lower(?)) > 0)")
-		args = append(args, f.Text, f.Text, f.Text, f.Text)
+		t := likeText(f.Text)
+		where = append(where, "("+contains("action_key")+" OR "+contains("agent")+" OR "+contains("kind")+" OR "+contains("target")+")")
+		args = append(args, t, t, t, t)
 	}
 	if f.BeforeID > 0 {
 		where, args = append(where, "id < ?"), append(args, f.BeforeID)
@@ -219,11 +221,11 @@ func (s *Store) Conflicts(ctx context.Context, all bool, text string, beforeID i
 	q := `SELECT c.id, c.action_key, c.stored_sha256, c.attempted_sha256, c.attempted, c.redacted, c.differs, c.agent, c.at_ms,
 		EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id) AS reviewed
 		FROM conflicts c WHERE (? OR NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id))
-		AND (? = '' OR instr(lower(c.action_key), lower(?)) > 0 OR instr(lower(c.agent), lower(?)) > 0) AND (? = 0 OR c.id < ?)
+		AND (? = '' OR ` + contains("c.action_key") + ` OR ` + contains("c.agent") + `) AND (? = 0 OR c.id < ?)
 		ORDER BY c.id DESC LIMIT ?`
 	var out []ConflictRow
 	err := s.read(ctx, func(tx *Tx) (err error) {
-		out, err = queryRows(ctx, tx, q, []any{all, text, text, text, beforeID, beforeID, limit}, func(rows *sql.Rows, c *ConflictRow) error {
+		out, err = queryRows(ctx, tx, q, []any{all, text, likeText(text), likeText(text), beforeID, beforeID, limit}, func(rows *sql.Rows, c *ConflictRow) error {
 			var att sql.NullString
 			var at int64
 			if err := rows.Scan(&c.ID, &c.Key, &c.StoredSHA256, &c.AttemptSHA, &att, &c.Redacted, &c.Differs, &c.Agent, &at, &c.Reviewed); err != nil {
@@ -264,11 +266,11 @@ func (s *Store) Fenced(ctx context.Context, all bool, text string, beforeID int6
 	q := `SELECT f.id, f.action_key, f.key_epoch, f.active_epoch, f.payload_sha256, f.agent, f.reason, f.at_ms,
 		EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)
 		FROM fenced f WHERE (? OR NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id))
-		AND (? = '' OR instr(lower(f.action_key), lower(?)) > 0 OR instr(lower(f.agent), lower(?)) > 0) AND (? = 0 OR f.id < ?)
+		AND (? = '' OR ` + contains("f.action_key") + ` OR ` + contains("f.agent") + `) AND (? = 0 OR f.id < ?)
 		ORDER BY f.id DESC LIMIT ?`
 	var out []FencedRow
 	err := s.read(ctx, func(tx *Tx) (err error) {
-		out, err = queryRows(ctx, tx, q, []any{all, text, text, text, beforeID, beforeID, limit}, func(rows *sql.Rows, f *FencedRow) error {
+		out, err = queryRows(ctx, tx, q, []any{all, text, likeText(text), likeText(text), beforeID, beforeID, limit}, func(rows *sql.Rows, f *FencedRow) error {
 			var at int64
 			if err := rows.Scan(&f.ID, &f.Key, &f.KeyEpoch, &f.ActiveEpoch, &f.SHA256, &f.Agent, &f.Reason, &at, &f.Reviewed); err != nil {
 				return err
@@ -425,40 +427,23 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 	return err
 }
 
-// Watcher reports whether another connection has written to the ledger
-// since its last call, using PRAGMA data_version on one held connection
-// (the value is per connection, so the pool cannot be used).
-type Watcher struct {
-	mu   sync.Mutex
-	conn *sql.Conn
-	last int64
+// contains is the SQL that col holds the text of a likeText argument,
+// ignoring ASCII case: LIKE with an escape, which every engine speaks.
+func contains(col string) string { return "lower(" + col + ") LIKE lower(?) ESCAPE '\\'" }
+
+// likeText is text as a LIKE pattern that matches it anywhere, literally:
+// %, _ and the escape itself stand for themselves.
+func likeText(text string) string {
+	r := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+	return "%" + r.Replace(text) + "%"
 }
 
-// Watch opens a watcher on its own connection.
-func (s *Store) Watch(ctx context.Context) (*Watcher, error) {
-	c, err := s.r.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &Watcher{conn: c, last: -1}, nil
-}
+// Watch opens a watch on other processes' commits to the ledger: the
+// console re-reads only when it reports a change.
+func (s *Store) Watch(ctx context.Context) (Watch, error) { return s.eng.Watch(ctx) }
 
-// Changed reports whether the ledger changed since the previous call; the
-// first call always reports true.
-func (w *Watcher) Changed(ctx context.Context) (bool, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var v int64
-	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
-		return false, mapDriverError(err)
-	}
-	changed := v != w.last
-	w.last = v
-	return changed, nil
-}
-
-// Close releases the watcher's connection.
-func (w *Watcher) Close() error { return w.conn.Close() }
+// Watch tells whether any process committed since it was last asked.
+type Watch = engine.Watch
 
 // earliest is the smaller of two deadlines, where 0 means none.
 func earliest(a, b int64) int64 {

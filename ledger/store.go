@@ -1,33 +1,24 @@
-// Package ledger is tollgate's storage and domain core: action keys, the
-// canonical payload digest, and the SQLite ledger holding intents, the
-// state machine's facts and the hash-chained event log. All SQL lives here,
-// behind Store, so that another backend can be added without touching the
-// CLI or the console.
+// Package ledger is tollgate's domain core: action keys, the canonical
+// payload digest, and the state machine over the ledger that holds
+// intents, the state machine's facts and the hash-chained event log. It is
+// written once, in SQL every supported engine speaks, against the seam in
+// package engine; each storage engine is a package of its own (sqlite).
 package ledger
 
 import (
 	"context"
 	"database/sql"
-	"embed"
-	"errors"
 	"fmt"
-	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
 
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 	"github.com/tollgate-dev/tollgate/opkeys"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
 
 // Options configures Open.
 type Options struct {
@@ -62,12 +53,13 @@ type Options struct {
 	Anchor *opkeys.Anchor
 }
 
-// Store is an open ledger. It is safe for concurrent use by many
-// goroutines, and many processes may open the same file at once.
+// Store is an open ledger: the state machine over one engine. It is safe
+// for concurrent use by many goroutines, and many processes may open the
+// same ledger at once.
 type Store struct {
-	path string
-	w    *sql.DB // one connection, BEGIN IMMEDIATE
-	r    *sql.DB // readers, query_only
+	eng  engine.Engine
+	w    *sql.DB // eng.Writer(): nil when read-only
+	r    *sql.DB // eng.Reader()
 	wc   *stmtCache
 	rc   *stmtCache
 	fast *sql.Stmt // fastLookup
@@ -82,8 +74,8 @@ type Store struct {
 	anchor   *opkeys.Anchor
 }
 
-// Path returns the ledger file path.
-func (s *Store) Path() string { return s.path }
+// Path names the ledger: its file path, or its URL without a password.
+func (s *Store) Path() string { return s.eng.Location() }
 
 // DefaultPath returns the ledger path chosen when neither --db nor
 // TOLLGATE_DB is given: tollgate/ledger.db under the XDG data directory.
@@ -111,44 +103,10 @@ func xdgDir(env, fallback string) (string, error) {
 	return filepath.Join(home, filepath.FromSlash(fallback)), nil
 }
 
-// dsn builds the connection string. Pragmas go here because they are per
-// connection: a pool opens connections whenever it likes.
-func dsn(path string, busy time.Duration, writer bool) string {
-	return dsnWith(path, busy, writer, false)
-}
-
-// dsnWith adds immutable=1 for a ledger on read-only media: without write
-// access to the folder SQLite cannot create the WAL index, and nobody can
-// be writing the file there anyway.
-func dsnWith(path string, busy time.Duration, writer, immutable bool) string {
-	q := url.Values{}
-	ms := strconv.FormatInt(busy.Milliseconds(), 10)
-	q.Add("_pragma", "busy_timeout("+ms+")")
-	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "recursive_triggers(1)")
-	q.Add("_pragma", "synchronous(FULL)")
-	if writer {
-		// No journal_mode here: setting it rewrites the header, which must
-		// not happen before the file is known to be a ledger (migrate sets
-		// WAL once, and it persists).
-		q.Set("_txlock", "immediate")
-	} else {
-		q.Add("_pragma", "query_only(1)")
-		q.Set("mode", "ro")
-	}
-	if immutable {
-		q.Set("immutable", "1")
-	}
-	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-}
-
-// Open opens the ledger at path. A writing store creates a missing
-// ledger and migrates a tollgate ledger of an older schema or a file that
-// holds only the seed fixture's intents table; a read-only store never
-// creates, migrates or changes a file. Anything else (an empty file,
-// another application's SQLite database, a file that is not SQLite, a
-// directory, a device, a dangling link) is refused with an error that
-// names it, and its bytes stay as they were.
+// Open opens the ledger at path: an SQLite file (package sqlite), which a
+// writing store creates when missing and migrates when older. A
+// read-only store never creates, migrates or changes anything; what is
+// not a ledger is refused by name and left as it is.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalidInput)
@@ -156,257 +114,80 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	if opt.BusyTimeout == 0 {
-		opt.BusyTimeout = 5 * time.Second
-	}
-	path, exists, err := checkPath(path)
+	eng, err := sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
+		Existing: opt.Existing, After: afterMigration(opt.Now)})
 	if err != nil {
 		return nil, err
 	}
-	if !exists {
-		if opt.ReadOnly || opt.Existing {
-			return nil, fmt.Errorf("%w: no ledger at %s (a reading command never creates one)", ErrNoLedger, path)
-		}
-		if err := createLedger(ctx, path, opt); err != nil {
-			return nil, err
-		}
-	}
-	s := &Store{path: path, now: opt.Now, ro: opt.ReadOnly, one: opt.OneShot && !opt.ReadOnly,
-		signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
-	if err := s.openPools(ctx, opt); err != nil {
-		s.Close()
+	s, err := New(ctx, eng, opt)
+	if err != nil {
+		eng.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// openPools identifies the file through the first connection it opens
-// (which changes nothing), migrates it if this store may write, and then
-// opens the rest.
-func (s *Store) openPools(ctx context.Context, opt Options) error {
-	var err error
-	db := &s.r
-	if !opt.ReadOnly {
-		db = &s.w
+// New runs the state machine on an engine already open; the store owns
+// it from then on and closes it with itself.
+func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
+	if opt.Now == nil {
+		opt.Now = time.Now
 	}
-	if *db, err = sql.Open("sqlite", dsn(s.path, opt.BusyTimeout, !opt.ReadOnly)); err != nil {
-		return err
+	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, ro: opt.ReadOnly || eng.Writer() == nil,
+		one: opt.OneShot && eng.Writer() != nil, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
+	if s.w != nil {
+		s.wc = newStmtCache(s.w, s.one, eng.Rebind)
 	}
-	kind, version, err := identifyDB(ctx, *db)
-	err = s.explainIO(err)
-	if errors.Is(err, ErrReadOnly) && opt.ReadOnly {
-		// The folder is read-only, so SQLite cannot make its shared-memory
-		// file: read the file as immutable, which is right only when no
-		// write-ahead log holds rows beside it.
-		if fi, e := os.Stat(s.path + "-wal"); e == nil && fi.Size() > 0 {
-			return fmt.Errorf("%w: ledger %s has a write-ahead log (%s-wal, %d bytes) that SQLite cannot read where the folder is read-only; "+
-				"copy the folder to writable storage, or mount it writable, before reading", ErrReadOnly, s.path, s.path, fi.Size())
-		}
-		s.r.Close()
-		if s.r, err = sql.Open("sqlite", dsnWith(s.path, opt.BusyTimeout, false, true)); err != nil {
-			return err
-		}
-		kind, version, err = identifyDB(ctx, s.r)
-	}
-	if err != nil {
-		return fmt.Errorf("open ledger %s: %w", s.path, err)
-	}
-	if e := kind.refusal(s.path, version); e != nil {
-		return e
-	}
-	if opt.ReadOnly || opt.Existing {
-		if kind != kindLedger {
-			return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' (or any writing command) first",
-				ErrNeedsMigration, s.path, version, SchemaVersion())
-		}
-	}
-	if !opt.ReadOnly {
-		s.w.SetMaxOpenConns(1)
-		s.wc = newStmtCache(s.w, s.one)
-		if kind != kindLedger {
-			if err := s.migrate(ctx, version); err != nil {
-				return fmt.Errorf("open ledger %s: %w", s.path, err)
-			}
-		}
-		// sql.Open connects lazily: a one-shot process that only guards
-		// never opens a reader connection.
-		if s.r, err = sql.Open("sqlite", dsn(s.path, opt.BusyTimeout, false)); err != nil {
-			return err
-		}
-	}
-	s.r.SetMaxOpenConns(4)
-	s.r.SetConnMaxIdleTime(time.Minute)
-	s.rc = newStmtCache(s.r, s.one)
+	s.rc = newStmtCache(s.r, s.one, eng.Rebind)
 	if s.one {
-		return nil // fastLookup asks the writer connection, unprepared
+		return s, nil // fastLookup asks the writer connection, unprepared
 	}
-	if s.fast, err = s.r.PrepareContext(ctx, fastQuery); err != nil {
-		return fmt.Errorf("open ledger %s: %w", s.path, mapDriverError(err))
+	var err error
+	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery)); err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 	}
-	return nil
+	return s, nil
 }
 
-// identifyDB reads the header fields and table names in one statement.
-func identifyDB(ctx context.Context, db *sql.DB) (fileKind, int, error) {
-	var app, version int
-	var names sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
-		(SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name))`).
-		Scan(&app, &version, &names)
-	if err != nil {
-		return 0, 0, mapDriverError(err)
+// afterMigration is the state machine's part of the schema's migrations:
+// migration 5 seals every fact row written before events committed their
+// rows and gives the ledger its identity.
+func afterMigration(now func() time.Time) engine.Migration {
+	return func(ctx context.Context, stx *sql.Tx, version int) error {
+		if version != 5 {
+			return nil
+		}
+		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, nil), now: toMS(now()), migrating: true}
+		return sealAndIdentify(ctx, tx, tx.now)
 	}
-	var tables []string
-	if names.String != "" {
-		tables = strings.Split(names.String, ",")
-	}
-	return classify(app, version, tables), version, nil
 }
 
-// Close releases both pools.
+// Close releases the engine and the statements prepared on it.
 func (s *Store) Close() error {
-	// Readers first: the last connection to close checkpoints the WAL into
-	// the file and removes it, and a read-only one cannot, which would leave
-	// the next process to read the whole WAL back before its first query.
 	if s.fast != nil {
 		s.fast.Close()
 	}
-	var err error
-	if s.r != nil {
-		if s.rc != nil {
-			s.rc.close()
-		}
-		err = s.r.Close()
+	if s.rc != nil {
+		s.rc.close()
 	}
-	if s.w != nil {
-		if s.wc != nil {
-			s.wc.close()
-		}
-		if e := s.w.Close(); err == nil {
-			err = e
-		}
+	if s.wc != nil {
+		s.wc.close()
 	}
-	return err
-}
-
-type migration struct {
-	version int
-	name    string
-	sql     string
-	// after runs in the migration's transaction, after its SQL.
-	after func(ctx context.Context, tx *Tx, now int64) error
-}
-
-// afterMigration are the steps a migration needs beyond SQL.
-var afterMigration = map[int]func(ctx context.Context, tx *Tx, now int64) error{5: sealAndIdentify}
-
-func migrations() ([]migration, error) {
-	ents, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range ents {
-		n, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", e.Name())
-		}
-		b, err := migrationFS.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{v, e.Name(), string(b), afterMigration[v]})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+	return s.eng.Close()
 }
 
 // SchemaVersion is the schema version this build writes.
-func SchemaVersion() int {
-	ms, _ := migrations()
-	return ms[len(ms)-1].version
-}
+func SchemaVersion() int { return sqlite.SchemaVersion() }
 
-// migrate runs each migration above version in its own immediate
-// transaction (two processes opening an old file at once cannot both
-// apply one), then switches the file to WAL. The switch comes last
-// because it rewrites the header: a migration that fails leaves every
-// byte of the file as it was.
-func (s *Store) migrate(ctx context.Context, version int) error {
-	migs, err := migrations()
-	if err != nil {
-		return err
-	}
-	last := migs[len(migs)-1].version
-	for _, m := range migs {
-		if m.version <= version {
-			continue
-		}
-		err := s.write(ctx, func(tx *Tx) error {
-			var v int
-			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-				return err
-			}
-			if v > last {
-				return fmt.Errorf("%w: file has version %d, this build knows up to %d", ErrNewerSchema, v, last)
-			}
-			if v >= m.version {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
-			}
-			if m.after != nil {
-				if err := m.after(ctx, tx, tx.now); err != nil {
-					return fmt.Errorf("migration %s: %w", m.name, err)
-				}
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version))
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	var mode string
-	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return mapDriverError(err)
-	}
-	if mode != "wal" {
-		if _, err := s.w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
-			return mapDriverError(err)
-		}
-	}
-	return nil
-}
-
-// write runs fn in one immediate transaction, retrying the whole
-// transaction while another process holds the lock, until ctx ends. Retrying
-// is safe because every write in this package is idempotent.
+// write runs fn in one writing transaction, retrying the whole
+// transaction while the engine says a retry can clear the failure (lock
+// contention, serialization), until ctx ends. Retrying is safe because
+// every write in this package is idempotent.
 func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 	if s.w == nil {
 		return fmt.Errorf("%w: ledger opened read-only", ErrReadOnly)
 	}
-	return s.explainIO(retryBusy(ctx, func() error { return s.writeOnce(ctx, fn) }))
-}
-
-// explainIO names the cause of an I/O error SQLite reports only by code
-// when it is a write-ahead log removed under a live ledger (someone
-// cleaned up a "stray" -wal file while tollgate had it open): rows in it
-// may be lost, and nothing should write until an operator has looked.
-func (s *Store) explainIO(err error) error {
-	if err == nil || !isIOErr(err) {
-		return err
-	}
-	// A short read of the WAL is what SQLite reports when the log is
-	// shorter than the shared-memory index of the processes still open.
-	if _, e := os.Stat(s.path + "-wal"); errors.Is(e, fs.ErrNotExist) || isShortRead(err) {
-		return fmt.Errorf("ledger %s: the write-ahead log %s-wal was removed or cut while the ledger was open; "+
-			"transactions committed to it may be lost: stop every tollgate process on this ledger, run 'tollgate verify', and restore from a backup if it fails (%w)",
-			s.path, s.path, err)
-	}
-	return err
+	return s.retry(ctx, func() error { return s.writeOnce(ctx, fn) })
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
@@ -415,8 +196,12 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	defer s.wc.fill(ctx)
-	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, now: toMS(s.now())}
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, now: toMS(s.now()), lock: s.eng.LockSuffix()}
 	if err := fn(tx); err != nil {
+		stx.Rollback()
+		return err
+	}
+	if err := saveHead(ctx, tx); err != nil {
 		stx.Rollback()
 		return err
 	}
@@ -426,26 +211,24 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 // read runs fn in a short read-only transaction on the reader pool, so that
 // every query in fn sees one snapshot.
 func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
-	return s.explainIO(retryBusy(ctx, func() error { return s.readOnce(ctx, fn) }))
+	return s.retry(ctx, func() error { return s.readOnce(ctx, fn) })
 }
 
-// retryBusy repeats once while it fails with lock contention, backing off
-// up to 200ms between tries, until ctx ends.
-func retryBusy(ctx context.Context, once func() error) error {
+// retry repeats once while the engine calls its failure retryable,
+// backing off up to 200ms between tries, until ctx ends.
+func (s *Store) retry(ctx context.Context, once func() error) error {
 	backoff := 2 * time.Millisecond
 	for {
 		err := once()
-		if err == nil || !isBusy(err) {
-			return mapDriverError(err)
+		if err == nil || !s.eng.Retryable(err) {
+			return s.eng.MapError(err)
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
 		case <-time.After(backoff):
 		}
-		if backoff < 200*time.Millisecond {
-			backoff *= 2
-		}
+		backoff = min(2*backoff, 200*time.Millisecond)
 	}
 }
 

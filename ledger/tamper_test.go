@@ -210,6 +210,9 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 			vals, _ := scanFact(db.QueryRow("SELECT "+ft.cols+" FROM permits WHERE action_key = 'k:deny'"), ft.ncols())
 			forgeEvent(t, db, "k:deny", evPermitIssued, "bot", map[string]any{}, ft.ref(vals))
 		}, table: "permits", row: "action_key=k:deny"},
+		{name: "chain head moved forward", edit: []string{"UPDATE chain_head SET seq = seq + 1"}, table: "chain_head", row: "one=1"},
+		{name: "chain head moved back", edit: []string{"UPDATE chain_head SET seq = seq - 1"}, table: "chain_head", row: "one=1"},
+		{name: "chain head names another hash", edit: []string{"UPDATE chain_head SET hash = '" + strings.Repeat("b", 64) + "'"}, table: "chain_head", row: "one=1"},
 		{name: "tail cut by 1", edit: []string{"DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)"}, table: "events", row: "seq=" + itoa(head.Seq)},
 		{name: "tail cut by 3", edit: []string{"DELETE FROM events WHERE seq > (SELECT max(seq) - 3 FROM events)"}, table: "events", row: "seq=" + itoa(head.Seq)},
 		{name: "whole chain recomputed", forge: func(t *testing.T, db *sql.DB) {

@@ -26,6 +26,15 @@ type Tx struct {
 	// read once when the transaction began, so every fact it writes and
 	// every deadline it compares agree.
 	now int64
+	// lock is the engine's LockSuffix, set on a writing transaction: what
+	// reading the chain head appends to hold it until commit.
+	lock string
+	// saved is the chain head as read at the start of this transaction's
+	// first append; saveHead advances the stored head from it.
+	saved *Head
+	// migrating is set in a migration's step, which may run before the
+	// chain head was a row of its own.
+	migrating bool
 }
 
 // idCache holds the ledger id once read: it is fixed at creation.
@@ -35,17 +44,26 @@ type idCache struct {
 }
 
 type stmtCache struct {
-	db   *sql.DB
-	mu   sync.Mutex
-	m    map[string]*sql.Stmt
-	miss []string
+	db     *sql.DB
+	rebind func(string) string // the engine's placeholders; nil keeps ?
+	mu     sync.Mutex
+	m      map[string]*sql.Stmt
+	miss   []string
 	// off is set for a one-shot process: it runs each statement once,
 	// and preparing it again for reuse would compile it twice.
 	off bool
 }
 
-func newStmtCache(db *sql.DB, off bool) *stmtCache {
-	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, off: off}
+func newStmtCache(db *sql.DB, off bool, rebind func(string) string) *stmtCache {
+	return &stmtCache{db: db, m: map[string]*sql.Stmt{}, off: off, rebind: rebind}
+}
+
+// sql is q as the engine takes it.
+func (c *stmtCache) sql(q string) string {
+	if c.rebind == nil {
+		return q
+	}
+	return c.rebind(q)
 }
 
 // get returns the cached statement for q, or nil when it is not prepared
@@ -73,7 +91,7 @@ func (c *stmtCache) fill(ctx context.Context) {
 		if _, ok := c.m[q]; ok {
 			continue
 		}
-		if st, err := c.db.PrepareContext(ctx, q); err == nil {
+		if st, err := c.db.PrepareContext(ctx, c.sql(q)); err == nil {
 			c.m[q] = st
 		}
 	}
@@ -102,7 +120,7 @@ func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 	if st, ok := t.local[q]; ok {
 		return st
 	}
-	st, err := t.tx.PrepareContext(ctx, q)
+	st, err := t.tx.PrepareContext(ctx, t.cache.sql(q))
 	if err != nil {
 		return nil // run unprepared: that reports the error where it is used
 	}
@@ -118,7 +136,7 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 	if st := t.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return t.tx.ExecContext(ctx, q, args...)
+	return t.tx.ExecContext(ctx, t.cache.sql(q), args...)
 }
 
 // QueryContext runs a cached query inside the transaction.
@@ -126,7 +144,7 @@ func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows
 	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return t.tx.QueryContext(ctx, q, args...)
+	return t.tx.QueryContext(ctx, t.cache.sql(q), args...)
 }
 
 // QueryRowContext runs a cached single-row query inside the transaction.
@@ -134,7 +152,7 @@ func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Ro
 	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return t.tx.QueryRowContext(ctx, q, args...)
+	return t.tx.QueryRowContext(ctx, t.cache.sql(q), args...)
 }
 
 // queryRows runs q inside the transaction and returns one T per row, each

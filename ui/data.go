@@ -95,7 +95,7 @@ type query struct {
 
 // loadPage queries one page of a view, after the row after (nil: from
 // the top). It captures only plain values.
-func loadPage(ctx context.Context, s *ledger.Store, q query, after *item, limit int) ([]item, bool, error) {
+func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([]item, bool, error) {
 	var out []item
 	v, filter := q.view, q.filter
 	var before int64
@@ -153,7 +153,7 @@ func loadPage(ctx context.Context, s *ledger.Store, q query, after *item, limit 
 
 // snapshotCmd reloads the counts, the epoch and the visible page of the
 // active view in one go.
-func snapshotCmd(pctx context.Context, s *ledger.Store, q query, operator string, limit int) func() snapshotMsg {
+func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit int) func() snapshotMsg {
 	return func() snapshotMsg {
 		ctx, cancel := context.WithTimeout(pctx, 10*time.Second)
 		defer cancel()

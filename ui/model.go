@@ -32,8 +32,9 @@ type Options struct {
 	// Context is the program's: every ledger call the console makes runs
 	// under it, so quitting (or the caller cancelling) cancels them. Nil
 	// means context.Background().
-	Context  context.Context
-	Store    *ledger.Store
+	Context context.Context
+	// Store is the ledger the console reads and decides on.
+	Store    Ledger
 	Operator string
 	ReadOnly bool
 	// Renderer draws the styles; nil means the default terminal renderer.
@@ -56,8 +57,8 @@ type Options struct {
 // Model is the console's root model.
 type Model struct {
 	opt     Options
-	store   *ledger.Store
-	watcher *ledger.Watcher
+	store   Ledger
+	watcher ledger.Watch
 	styles  *Styles
 	keys    *KeyMap
 	// roKeys are the decision bindings as enabled, so that a read-only
@@ -92,8 +93,8 @@ type Model struct {
 	height   int
 }
 
-// New builds the console on an open store. The watcher holds one reader
-// connection for PRAGMA data_version.
+// New builds the console on an open ledger. It opens the ledger's watch
+// (SQLite: one reader connection for PRAGMA data_version).
 func New(opt Options) (*Model, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now

@@ -24,7 +24,7 @@ func Run(ctx context.Context, path string, lopt ledger.Options, opt Options) err
 }
 
 // RunStore runs the console on an open store.
-func RunStore(ctx context.Context, s *ledger.Store, operator string, readOnly bool) error {
+func RunStore(ctx context.Context, s Ledger, operator string, readOnly bool) error {
 	return run(ctx, Options{Context: ctx, Store: s, Operator: operator, ReadOnly: readOnly})
 }
 

@@ -1,0 +1,103 @@
+// Package engine is the seam between tollgate's state machine (package
+// ledger) and a storage engine: the one interface each backend implements,
+// in a package of its own as litestream does with its replica clients, and
+// the errors every backend reports its failures with.
+//
+// The seam is drawn at SQL rather than at each fact. Every engine tollgate
+// supports speaks the same SQL for facts (INSERT ... ON CONFLICT DO
+// NOTHING, RETURNING, unique constraints as the invariants), so the state
+// machine's statements are written once, in package ledger, and run on
+// whichever engine is open. What an engine supplies is what differs:
+// finding or creating a ledger, its schema and migrations, how a
+// transaction takes the write order, what its error codes mean, how a
+// reader learns of another process's commit, and its own structural check
+// and backup. It is a leaf package so that a backend can import it
+// without importing the state machine it serves.
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+)
+
+// Engine is one open ledger database. It is safe for concurrent use.
+type Engine interface {
+	// Name is the engine's name for messages: "sqlite" or "postgres".
+	Name() string
+	// Location names the ledger in messages: a file path, or a URL with
+	// no password.
+	Location() string
+	// Writer is the pool every write runs on, one transaction at a time
+	// per connection; nil when the engine was opened read-only. A
+	// transaction begun on it takes the engine's write order: SQLite's
+	// BEGIN IMMEDIATE, PostgreSQL's row locks.
+	Writer() *sql.DB
+	// Reader is the pool reads run on; it never writes.
+	Reader() *sql.DB
+	// Rebind rewrites a statement's ? placeholders into the engine's own.
+	Rebind(query string) string
+	// LockSuffix is what a SELECT of one row appends to hold that row
+	// until the transaction ends (the chain head): nothing where a
+	// writing transaction already excludes every other writer.
+	LockSuffix() string
+	// MapError turns a driver error into this package's sentinels,
+	// matching codes, never message text; other errors pass unchanged.
+	MapError(err error) error
+	// Retryable reports a failure that running the whole transaction
+	// again can clear: lock contention, a serialization failure, a
+	// deadlock, a lost connection. Every write of tollgate is idempotent,
+	// so a retry is always safe.
+	Retryable(err error) bool
+	// Watch opens a watch on another process's commits.
+	Watch(ctx context.Context) (Watch, error)
+	// Integrity runs the engine's own structural check inside tx and
+	// returns "ok" or what it found.
+	Integrity(ctx context.Context, tx *sql.Tx) (string, error)
+	// Backup writes a consistent copy of the ledger to dest, a path that
+	// must not exist yet.
+	Backup(ctx context.Context, dest string) error
+	// SchemaVersion is the schema version this build writes.
+	SchemaVersion() int
+	// Close releases every connection.
+	Close() error
+}
+
+// Watch tells whether any process committed since it was last asked.
+type Watch interface {
+	// Changed reports whether the ledger changed since the previous call;
+	// the first call reports true.
+	Changed(ctx context.Context) (bool, error)
+	// Close releases what the watch holds.
+	Close() error
+}
+
+// Migration is a step of the schema that needs the state machine: an
+// engine's migration of this version calls it inside its transaction,
+// after its SQL (the ledger's identity, written as a fact and an event).
+type Migration func(ctx context.Context, tx *sql.Tx, version int) error
+
+// Errors an engine reports its failures with; package ledger exports
+// each under the same name, so callers match them with errors.Is.
+var (
+	// ErrInvalidInput matches every refusal of a key, payload or argument.
+	ErrInvalidInput = errors.New("invalid input")
+	// ErrNoLedger means a reading command found no ledger to read.
+	ErrNoLedger = errors.New("no ledger")
+	// ErrAppendOnly means a statement tried to change or remove evidence.
+	ErrAppendOnly = errors.New("ledger evidence is append-only")
+	// ErrBusy means the ledger stayed locked by other writers until the
+	// caller's context ended.
+	ErrBusy = errors.New("ledger busy")
+	// ErrNewerSchema means the ledger was written by a newer tollgate.
+	ErrNewerSchema = errors.New("ledger schema is newer than this tollgate")
+	// ErrNotLedger means what was named exists but is not a ledger.
+	ErrNotLedger = errors.New("file is not a tollgate ledger")
+	// ErrNeedsMigration means a read-only open found an older schema.
+	ErrNeedsMigration = errors.New("ledger needs migrating, which needs write access")
+	// ErrReadOnly means the ledger could not be written (permissions, a
+	// read-only mount, a full disk).
+	ErrReadOnly = errors.New("ledger cannot be written")
+	// ErrNotPermitted means the database refused the caller's role.
+	ErrNotPermitted = errors.New("not permitted")
+)

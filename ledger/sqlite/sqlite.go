@@ -1,0 +1,473 @@
+// Package sqlite is tollgate's default storage engine: one ledger file
+// shared by every process on a host, through modernc.org/sqlite (no cgo).
+// It implements engine.Engine; everything SQLite-specific lives here (the
+// file checks and atomic creation, the pragmas, the schema and its
+// migrations, result codes, data_version, integrity_check, VACUUM INTO),
+// so that the state machine in package ledger reads as plain SQL.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// ApplicationID is SQLite's application_id of a tollgate ledger ("Tlgt"),
+// so that file(1) and tollgate itself can tell one from other databases.
+const ApplicationID = 0x546c6774
+
+// Options configures Open.
+type Options struct {
+	// BusyTimeout is how long one statement waits for another process's
+	// lock before the caller's retry loop takes over. Zero means 5s.
+	BusyTimeout time.Duration
+	// ReadOnly opens only the reader pool: no migration, no write.
+	ReadOnly bool
+	// Existing writes to a ledger that must already exist at this
+	// build's schema: it neither creates nor migrates one.
+	Existing bool
+	// After is the state machine's step of a migration that needs one.
+	After engine.Migration
+}
+
+// Engine is an open SQLite ledger.
+type Engine struct {
+	path string
+	w    *sql.DB // one connection, BEGIN IMMEDIATE
+	r    *sql.DB // readers, query_only
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Open opens the ledger file at path. A writing engine creates a missing
+// ledger and migrates a tollgate ledger of an older schema or a file that
+// holds only the seed fixture's intents table; a read-only one never
+// creates, migrates or changes a file. Anything else (an empty file,
+// another application's SQLite database, a file that is not SQLite, a
+// directory, a device, a dangling link) is refused with an error that
+// names it, and its bytes stay as they were.
+func Open(ctx context.Context, path string, opt Options) (*Engine, error) {
+	if opt.BusyTimeout == 0 {
+		opt.BusyTimeout = 5 * time.Second
+	}
+	path, exists, err := checkPath(path)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		if opt.ReadOnly || opt.Existing {
+			return nil, fmt.Errorf("%w: no ledger at %s (a reading command never creates one)", engine.ErrNoLedger, path)
+		}
+		if err := createLedger(ctx, path, opt); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{path: path}
+	if err := e.openPools(ctx, opt); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// dsn builds the connection string. Pragmas go here because they are per
+// connection: a pool opens connections whenever it likes. immutable is
+// for a ledger on read-only media: without write access to the folder
+// SQLite cannot create the WAL index, and nobody can be writing the file
+// there anyway.
+func dsn(path string, busy time.Duration, writer, immutable bool) string {
+	q := url.Values{}
+	ms := strconv.FormatInt(busy.Milliseconds(), 10)
+	q.Add("_pragma", "busy_timeout("+ms+")")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "recursive_triggers(1)")
+	q.Add("_pragma", "synchronous(FULL)")
+	if writer {
+		// No journal_mode here: setting it rewrites the header, which must
+		// not happen before the file is known to be a ledger (migrate sets
+		// WAL once, and it persists).
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+		q.Set("mode", "ro")
+	}
+	if immutable {
+		q.Set("immutable", "1")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// WriterDSN is the connection string of a writing connection to path,
+// with the engine's pragmas: for benchmarks that compare a bare insert
+// with tollgate's own on equal terms.
+func WriterDSN(path string) string { return dsn(path, 5*time.Second, true, false) }
+
+// openWriter opens the pool of one writing connection.
+func openWriter(path string, opt Options) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn(path, opt.BusyTimeout, true, false))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// openPools identifies the file through the first connection it opens
+// (which changes nothing), migrates it if this engine may write, and then
+// opens the rest.
+func (e *Engine) openPools(ctx context.Context, opt Options) error {
+	var err error
+	if opt.ReadOnly {
+		e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, false))
+	} else {
+		e.w, err = openWriter(e.path, opt)
+	}
+	if err != nil {
+		return err
+	}
+	db := e.r
+	if !opt.ReadOnly {
+		db = e.w
+	}
+	kind, version, err := identify(ctx, db)
+	err = e.MapError(err)
+	if errors.Is(err, engine.ErrReadOnly) && opt.ReadOnly {
+		// The folder is read-only, so SQLite cannot make its shared-memory
+		// file: read the file as immutable, which is right only when no
+		// write-ahead log holds rows beside it.
+		if fi, err := os.Stat(e.path + "-wal"); err == nil && fi.Size() > 0 {
+			return fmt.Errorf("%w: ledger %s has a write-ahead log (%s-wal, %d bytes) that SQLite cannot read where the folder is read-only; "+
+				"copy the folder to writable storage, or mount it writable, before reading", engine.ErrReadOnly, e.path, e.path, fi.Size())
+		}
+		e.r.Close()
+		if e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, true)); err != nil {
+			return err
+		}
+		kind, version, err = identify(ctx, e.r)
+		err = e.MapError(err)
+	}
+	if err != nil {
+		return fmt.Errorf("open ledger %s: %w", e.path, err)
+	}
+	if err := kind.refusal(e.path, version); err != nil {
+		return err
+	}
+	if (opt.ReadOnly || opt.Existing) && kind != kindLedger {
+		return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' (or any writing command) first",
+			engine.ErrNeedsMigration, e.path, version, schemaVersion())
+	}
+	if !opt.ReadOnly {
+		if kind != kindLedger {
+			if err := e.migrate(ctx, version, opt.After); err != nil {
+				return fmt.Errorf("open ledger %s: %w", e.path, err)
+			}
+		}
+		// sql.Open connects lazily: a one-shot process that only guards
+		// never opens a reader connection.
+		if e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, false)); err != nil {
+			return err
+		}
+	}
+	e.r.SetMaxOpenConns(4)
+	e.r.SetConnMaxIdleTime(time.Minute)
+	return nil
+}
+
+// identify reads the header fields and table names in one statement.
+func identify(ctx context.Context, db *sql.DB) (fileKind, int, error) {
+	var app, version int
+	var names sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),
+		(SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name))`).
+		Scan(&app, &version, &names)
+	if err != nil {
+		return 0, 0, err
+	}
+	var tables []string
+	if names.String != "" {
+		tables = strings.Split(names.String, ",")
+	}
+	return classify(app, version, tables), version, nil
+}
+
+// Name implements engine.Engine.
+func (e *Engine) Name() string { return "sqlite" }
+
+// Location implements engine.Engine: the file's path.
+func (e *Engine) Location() string { return e.path }
+
+// Writer implements engine.Engine.
+func (e *Engine) Writer() *sql.DB { return e.w }
+
+// Reader implements engine.Engine.
+func (e *Engine) Reader() *sql.DB { return e.r }
+
+// Rebind implements engine.Engine: SQLite takes ? as written.
+func (e *Engine) Rebind(q string) string { return q }
+
+// LockSuffix implements engine.Engine: an immediate transaction already
+// holds the only write lock, so a row read in it cannot change under it.
+func (e *Engine) LockSuffix() string { return "" }
+
+// SchemaVersion implements engine.Engine.
+func (e *Engine) SchemaVersion() int { return schemaVersion() }
+
+// Close releases both pools.
+func (e *Engine) Close() error {
+	// Readers first: the last connection to close checkpoints the WAL into
+	// the file and removes it, and a read-only one cannot, which would leave
+	// the next process to read the whole WAL back before its first query.
+	var err error
+	if e.r != nil {
+		err = e.r.Close()
+	}
+	if e.w != nil {
+		if e2 := e.w.Close(); err == nil {
+			err = e2
+		}
+	}
+	return err
+}
+
+// MapError implements engine.Engine. It matches SQLite's result codes,
+// never message text, so that it survives driver and SQLite upgrades, and
+// names the cause of an I/O error SQLite reports only by code when it is
+// a write-ahead log removed under a live ledger.
+func (e *Engine) MapError(err error) error {
+	var se *sqlite.Error
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	switch code := se.Code(); {
+	case code == sqlite3.SQLITE_CONSTRAINT_TRIGGER:
+		return fmt.Errorf("%w: %v", engine.ErrAppendOnly, err)
+	case code&0xff == sqlite3.SQLITE_BUSY, code&0xff == sqlite3.SQLITE_LOCKED:
+		return fmt.Errorf("%w: %v", engine.ErrBusy, err)
+	case code&0xff == sqlite3.SQLITE_NOTADB:
+		return fmt.Errorf("%w: %v", engine.ErrNotLedger, err)
+	case code&0xff == sqlite3.SQLITE_READONLY, code&0xff == sqlite3.SQLITE_FULL,
+		code&0xff == sqlite3.SQLITE_CANTOPEN, code&0xff == sqlite3.SQLITE_PERM:
+		return fmt.Errorf("%w: %v", engine.ErrReadOnly, err)
+	case code&0xff == sqlite3.SQLITE_IOERR:
+		return e.explainIO(err, code == sqlite3.SQLITE_IOERR_SHORT_READ)
+	}
+	return err
+}
+
+// explainIO names a write-ahead log removed or cut while the ledger was
+// open (someone cleaned up a "stray" -wal file): rows in it may be lost,
+// and nothing should write until an operator has looked. A short read of
+// the WAL is what SQLite reports when the log is shorter than the
+// shared-memory index of the processes still open.
+func (e *Engine) explainIO(err error, shortRead bool) error {
+	if _, statErr := os.Stat(e.path + "-wal"); errors.Is(statErr, fs.ErrNotExist) || shortRead {
+		return fmt.Errorf("ledger %s: the write-ahead log %s-wal was removed or cut while the ledger was open; "+
+			"transactions committed to it may be lost: stop every tollgate process on this ledger, run 'tollgate verify', and restore from a backup if it fails (%w)",
+			e.path, e.path, err)
+	}
+	return err
+}
+
+// Retryable implements engine.Engine: lock contention.
+func (e *Engine) Retryable(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// Integrity implements engine.Engine with PRAGMA integrity_check.
+func (e *Engine) Integrity(ctx context.Context, tx *sql.Tx) (string, error) {
+	var s string
+	err := tx.QueryRowContext(ctx, "PRAGMA integrity_check(1)").Scan(&s)
+	return s, err
+}
+
+// Watch implements engine.Engine with PRAGMA data_version, which is per
+// connection: the watch holds one connection of its own.
+func (e *Engine) Watch(ctx context.Context) (engine.Watch, error) {
+	c, err := e.r.Conn(ctx)
+	if err != nil {
+		return nil, e.MapError(err)
+	}
+	return &watch{e: e, conn: c, last: -1}, nil
+}
+
+type watch struct {
+	e    *Engine
+	mu   sync.Mutex
+	conn *sql.Conn
+	last int64
+}
+
+func (w *watch) Changed(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var v int64
+	if err := w.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		return false, w.e.MapError(err)
+	}
+	changed := v != w.last
+	w.last = v
+	return changed, nil
+}
+
+func (w *watch) Close() error { return w.conn.Close() }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	ents, err := fs.ReadDir(migrationFS, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, ent := range ents {
+		n, _, ok := strings.Cut(ent.Name(), "_")
+		v, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", ent.Name())
+		}
+		b, err := migrationFS.ReadFile("migrations/" + ent.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{v, ent.Name(), string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// SchemaSQL is the schema's SQL up to version, in order: what an older
+// tollgate left, for tests that migrate one.
+func SchemaSQL(version int) ([]string, error) {
+	migs, err := migrations()
+	var out []string
+	for _, m := range migs {
+		if m.version <= version {
+			out = append(out, m.sql)
+		}
+	}
+	return out, err
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int { return schemaVersion() }
+
+func schemaVersion() int {
+	ms, _ := migrations()
+	return ms[len(ms)-1].version
+}
+
+// identified is the schema version from which a ledger carries its
+// identity and application id (written by the state machine's step).
+const identified = 5
+
+// migrate runs each migration above version in its own immediate
+// transaction (two processes opening an old file at once cannot both
+// apply one), then switches the file to WAL. The switch comes last
+// because it rewrites the header: a migration that fails leaves every
+// byte of the file as it was.
+func (e *Engine) migrate(ctx context.Context, version int, after engine.Migration) error {
+	migs, err := migrations()
+	if err != nil {
+		return err
+	}
+	last := migs[len(migs)-1].version
+	for _, m := range migs {
+		if m.version <= version {
+			continue
+		}
+		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, last, after) })
+		if err != nil {
+			return err
+		}
+	}
+	var mode string
+	if err := e.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return e.MapError(err)
+	}
+	if mode != "wal" {
+		if _, err := e.w.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+			return e.MapError(err)
+		}
+	}
+	return nil
+}
+
+func (e *Engine) migrateOne(ctx context.Context, m migration, last int, after engine.Migration) error {
+	tx, err := e.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return err
+	}
+	if v > last {
+		return fmt.Errorf("%w: file has version %d, this build knows up to %d", engine.ErrNewerSchema, v, last)
+	}
+	if v >= m.version {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("migration %s: %w", m.name, err)
+	}
+	if after != nil {
+		if err := after(ctx, tx, m.version); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	if m.version == identified {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// retry repeats once while it fails with lock contention, backing off up
+// to 200ms between tries, until ctx ends.
+func (e *Engine) retry(ctx context.Context, once func() error) error {
+	backoff := 2 * time.Millisecond
+	for {
+		err := once()
+		if err == nil || !e.Retryable(err) {
+			return e.MapError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %v", engine.ErrBusy, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
