@@ -90,10 +90,10 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 			return err
 		}
 	default:
-		if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1"+tx.lock).Scan(&seq, &prev); err != nil {
-			return fmt.Errorf("read the chain head: %w", err)
+		if err := lockHead(ctx, tx); err != nil {
+			return err
 		}
-		tx.saved = &Head{Seq: seq, Hash: prev}
+		seq, prev = tx.saved.Seq, tx.saved.Hash
 	}
 	seq++
 	var f factRef
@@ -107,6 +107,20 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 		tx.head = &Head{Seq: seq, Hash: h}
 	}
 	return err
+}
+
+// lockHead reads the chain_head row into tx.saved, once per transaction,
+// locked until commit where the engine needs a lock (LockSuffix).
+func lockHead(ctx context.Context, tx *Tx) error {
+	if tx.saved != nil {
+		return nil
+	}
+	var h Head
+	if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1"+tx.lock).Scan(&h.Seq, &h.Hash); err != nil {
+		return fmt.Errorf("read the chain head: %w", err)
+	}
+	tx.saved = &h
+	return nil
 }
 
 // saveHead advances the chain_head row to the last event this

@@ -15,6 +15,7 @@ import (
 // The retry fast path must give the answer the transactional path gives,
 // for every stage a key can be in, whatever its agent name holds.
 func TestRetryFastPathMatchesFullPath(t *testing.T) {
+	sqliteOnly(t)
 	s, clk := openTest(t)
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
@@ -61,14 +62,14 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 
 	// A store with its fast path removed answers from the transactional
 	// path; a one-shot store asks its writer connection.
-	full, err := Open(ctx, s.Path(), Options{Now: clk.Now})
+	full, err := Open(ctx, testPath(s), Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer full.Close()
 	full.fast.Close()
 	full.fast = nil
-	one, err := Open(ctx, s.Path(), Options{Now: clk.Now, OneShot: true})
+	one, err := Open(ctx, testPath(s), Options{Now: clk.Now, OneShot: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +117,9 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 // expression in the query and in migration 0004 drift apart, SQLite
 // silently reads the table instead and a retry is slower.
 func TestRetryLookupUsesCoveringIndex(t *testing.T) {
+	sqliteOnly(t)
 	s, _ := openTest(t)
-	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+fastQuery, "k")
+	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+fastQuery(s.eng), "k")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,6 +167,7 @@ func TestUnpackAnswer(t *testing.T) {
 
 // A ledger made before migration 0004 gains the index and keeps its rows.
 func TestAnswerIndexMigration(t *testing.T) {
+	sqliteOnly(t)
 	path := filepath.Join(t.TempDir(), "old.db")
 	db := oldLedger(t, path, 3)
 	p := Payload{"k", "t", "b"}
@@ -195,6 +198,7 @@ func TestAnswerIndexMigration(t *testing.T) {
 // guard with a payload of the stored digest is judged by that payload's
 // kind, as any other key is.
 func TestFixtureIntentPolicyByKind(t *testing.T) {
+	sqliteOnly(t)
 	s, _ := openTest(t)
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "draft", Mode: approvals.Deny}, "root")
 	if got := runFixture(t, s.Path(), "fixture-article-v1"); got != "1" {
@@ -210,13 +214,14 @@ func TestFixtureIntentPolicyByKind(t *testing.T) {
 // (the CLI), is answered while another process holds the write lock: it
 // does not queue behind writers.
 func TestOneShotRetryTakesNoWriteLock(t *testing.T) {
+	sqliteOnly(t)
 	s, clk := openTest(t)
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
 	p := Payload{"ask", "t", "b"}
 	if a, err := s.Guard(ctx, "poll", p, GuardOptions{Agent: "bot"}); err != nil || a.State != StatePending {
 		t.Fatalf("guard = %+v, %v", a, err)
 	}
-	one, err := Open(ctx, s.Path(), Options{Now: clk.Now, OneShot: true, BusyTimeout: 50 * time.Millisecond})
+	one, err := Open(ctx, testPath(s), Options{Now: clk.Now, OneShot: true, BusyTimeout: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ func TestNotALedger(t *testing.T) {
 }
 
 func TestNewerSchemaRefused(t *testing.T) {
+	sqliteOnly(t)
 	s, _ := openTest(t)
 	s.Record(ctx, "k", Payload{"a", "b", "c"}, RecordOptions{})
 	path := s.Path()
@@ -144,6 +145,7 @@ func TestDiskFull(t *testing.T) {
 // writer fail with an error that names the file and what to do, not a
 // bare I/O code.
 func TestRemovedWALIsNamed(t *testing.T) {
+	sqliteOnly(t)
 	s, _ := openTest(t)
 	if _, err := s.Record(ctx, "k:1", Payload{"a", "b", "c"}, RecordOptions{}); err != nil {
 		t.Fatal(err)
@@ -156,7 +158,7 @@ func TestRemovedWALIsNamed(t *testing.T) {
 	var err error
 	for i := 2; i < 20 && err == nil; i++ {
 		var w *Store
-		if w, err = Open(ctx, s.Path(), Options{OneShot: true}); err == nil {
+		if w, err = Open(ctx, testPath(s), Options{OneShot: true}); err == nil {
 			_, err = w.Record(ctx, fmt.Sprintf("k:%d", i), Payload{"a", "b", "c"}, RecordOptions{})
 			w.Close()
 		}
@@ -170,6 +172,7 @@ func TestRemovedWALIsNamed(t *testing.T) {
 // -wal holds committed rows is refused with an error naming the WAL,
 // never read from the main file alone (which would miss those rows).
 func TestReadOnlyMediaWithWAL(t *testing.T) {
+	sqliteOnly(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for a read-only bind mount")
 	}

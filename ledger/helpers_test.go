@@ -5,11 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/tollgate-dev/tollgate/ledger/sqlite"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // clock is a settable test clock.
@@ -32,11 +36,49 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// openTest opens a fresh ledger file in a temporary folder.
+// onPostgres is set when TOLLGATE_TEST_BACKEND=postgres: the behaviour
+// suite then runs on PostgreSQL (CI runs it both ways).
+var onPostgres = os.Getenv("TOLLGATE_TEST_BACKEND") == "postgres"
+
+// testPath is the name a test reopens s by: its Path, or on PostgreSQL
+// the URL with the password that Path leaves out.
+func testPath(s *Store) string {
+	if u, ok := pgURLs.Load(s.Path()); ok {
+		return u.(string)
+	}
+	return s.Path()
+}
+
+// testLedger names a fresh, empty ledger on the backend under test: a
+// file in a temporary folder, or a new PostgreSQL database.
+func testLedger(t testing.TB) string {
+	t.Helper()
+	if onPostgres {
+		u := pgtest.DB(t)
+		pgURLs.Store(postgres.Redact(u), u)
+		return u
+	}
+	return filepath.Join(t.TempDir(), "l", "ledger.db")
+}
+
+// pgURLs maps a PostgreSQL ledger's Path (its URL without the password)
+// to the URL a test connects with.
+var pgURLs sync.Map
+
+// sqliteOnly skips a test of the SQLite engine itself (its file, its
+// triggers under a plain sqlite3 shell) when the suite runs on PostgreSQL.
+func sqliteOnly(t testing.TB) {
+	t.Helper()
+	if onPostgres {
+		t.Skip("a test of the SQLite engine's file")
+	}
+}
+
+// openTest opens a fresh ledger on the backend under test.
 func openTest(t testing.TB) (*Store, *clock) {
 	t.Helper()
 	c := newClock()
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "l", "ledger.db"), Options{Now: c.Now})
+	s, err := Open(context.Background(), testLedger(t), Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,15 +88,51 @@ func openTest(t testing.TB) (*Store, *clock) {
 
 // rawDB opens the file with plain SQL, as an operator's sqlite3 shell would,
 // bypassing the Store.
-func rawDB(t testing.TB, path string) *sql.DB {
+func rawDB(t testing.TB, path string) *rawConn {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	driver, dsn := "sqlite", "file:"+path+"?_pragma=busy_timeout(5000)"
+	if postgres.IsURL(path) {
+		driver, dsn = "pgx", path
+		if u, ok := pgURLs.Load(path); ok {
+			dsn = u.(string)
+		}
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
-	return db
+	return &rawConn{DB: db, pg: driver == "pgx"}
+}
+
+// rawConn is plain SQL on the ledger's database, with ? placeholders on
+// either engine.
+type rawConn struct {
+	*sql.DB
+	pg bool
+}
+
+func (r *rawConn) q(query string) string {
+	if r.pg {
+		return postgres.Rebind(query)
+	}
+	return query
+}
+
+// Exec runs query with ? placeholders.
+func (r *rawConn) Exec(query string, args ...any) (sql.Result, error) {
+	return r.DB.Exec(r.q(query), args...)
+}
+
+// QueryRow runs query with ? placeholders.
+func (r *rawConn) QueryRow(query string, args ...any) *sql.Row {
+	return r.DB.QueryRow(r.q(query), args...)
+}
+
+// Query runs query with ? placeholders.
+func (r *rawConn) Query(query string, args ...any) (*sql.Rows, error) {
+	return r.DB.Query(r.q(query), args...)
 }
 
 var ctx = context.Background()
@@ -63,7 +141,7 @@ func stringsReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 // oldLedger makes a ledger of an older schema at path, as an earlier
 // tollgate left it: migrations up to version, applied with plain SQL.
-func oldLedger(t testing.TB, path string, version int) *sql.DB {
+func oldLedger(t testing.TB, path string, version int) *rawConn {
 	t.Helper()
 	db := rawDB(t, path)
 	migs, err := sqlite.SchemaSQL(version)

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -21,8 +22,19 @@ func TestHostileBodiesStoredVerbatim(t *testing.T) {
 		strings.Repeat("\U0010FFFF", MaxFieldRunes),
 		"\x1b]0;title\x07\r\u202e",
 	}
+	target := "t\x00"
+	if onPostgres {
+		// PostgreSQL text cannot hold U+0000: the kind, target and agent,
+		// stored as text, are refused with a rule that says so; the body
+		// lives only in the escaped canonical JSON and keeps its NULs.
+		_, err := s.Record(ctx, "hostile:nul", Payload{Kind: "k", Target: target, Body: "b"}, RecordOptions{})
+		if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "U+0000") {
+			t.Fatalf("a NUL target on PostgreSQL: %v", err)
+		}
+		target = "t"
+	}
 	for i, b := range bodies {
-		p := Payload{Kind: "k'; --", Target: "t\x00", Body: b}
+		p := Payload{Kind: "k'; --", Target: target, Body: b}
 		key := fmt.Sprintf("hostile:%d", i)
 		if _, err := s.Record(ctx, key, p, RecordOptions{Agent: "a'); --"}); err != nil {
 			t.Fatalf("body %d: %v", i, err)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
 )
 
 // TestMain lets the test binary act as a separate agent process: the
@@ -19,7 +21,7 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("TOLLGATE_CHILD"); mode != "" {
 		os.Exit(childMain(mode))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 type childResult struct {

@@ -126,8 +126,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	}
 	if f.KeyPrefix != "" {
 		// A range on the indexed column rather than LIKE, which would
-		// ignore the index and treat _ and % as wildcards.
-		where, args = append(where, "logical_key >= ? AND logical_key < ?"), append(args, f.KeyPrefix, f.KeyPrefix+"\xff")
+		// ignore the index and treat _ and % as wildcards; U+10FFFF sorts
+		// after every character and is valid UTF-8 for every engine.
+		where, args = append(where, "logical_key >= ? AND logical_key < ?"), append(args, f.KeyPrefix, f.KeyPrefix+"\U0010FFFF")
 	}
 	if f.Text != "" {
 		// Case-insensitive (ASCII letters, as SQLite's lower() folds): an
@@ -189,7 +190,7 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 			(SELECT count(*) FROM action_index WHERE stage = 'uncertain') + (SELECT count(*) FROM action_index WHERE stage = 'executing' AND deadline_ms <= ?),
 			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
 			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
-			(SELECT coalesce(max(id), 0) FROM action_index),
+			`+s.eng.RowCount("action_index")+`,
 			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'pending' AND deadline_ms > ?),
 			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'executing' AND deadline_ms > ?)`,
 			append(pa, tx.now, tx.now, tx.now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All, &p, &e)

@@ -3,9 +3,9 @@ package ledger
 import (
 	"crypto/ed25519"
 	"crypto/rand"
-	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,20 +101,24 @@ func requireNoPermit(t *testing.T, s *Store, key, kind string) {
 		t.Fatalf("%s: unexpected error %v", key, err)
 	}
 	var n int
-	if err := s.r.QueryRow("SELECT count(*) FROM permits WHERE action_key = ?", key).Scan(&n); err != nil || n != 0 {
+	if err := s.r.QueryRow(s.eng.Rebind("SELECT count(*) FROM permits WHERE action_key = ?"), key).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("%s: %d permits stored (%v)", key, n, err)
 	}
 }
 
 // withTx runs fn in a transaction on a raw connection, as code linked
 // against the ledger's own helpers could.
-func withTx(t *testing.T, db *sql.DB, fn func(tx *Tx)) {
+func withTx(t *testing.T, db *rawConn, fn func(tx *Tx)) {
 	t.Helper()
 	stx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn(&Tx{tx: stx, cache: &stmtCache{off: true}})
+	var rebind func(string) string
+	if db.pg {
+		rebind = postgres.Rebind
+	}
+	fn(&Tx{tx: stx, cache: &stmtCache{off: true, rebind: rebind}})
 	if err := stx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +126,7 @@ func withTx(t *testing.T, db *sql.DB, fn func(tx *Tx)) {
 
 // forgeSigned inserts a signature row for table/row signed by key over
 // the statement the row says (or over st when given).
-func forgeSigned(t *testing.T, db *sql.DB, key ssh.Signer, table, row string, st *statement) {
+func forgeSigned(t *testing.T, db *rawConn, key ssh.Signer, table, row string, st *statement) {
 	t.Helper()
 	withTx(t, db, func(tx *Tx) {
 		id, err := ledgerID(ctx, tx)
@@ -151,7 +155,7 @@ func forgeSigned(t *testing.T, db *sql.DB, key ssh.Signer, table, row string, st
 
 // insertApproval writes what a decision leaves, by hand: a vote by
 // operator and the decision, and returns the vote's row id.
-func insertApproval(t *testing.T, db *sql.DB, key, operator string) string {
+func insertApproval(t *testing.T, db *rawConn, key, operator string) string {
 	t.Helper()
 	var id string
 	if err := db.QueryRow("INSERT INTO votes(action_key, decision, operator, name_key, reason, at_ms) VALUES (?, 'approved', ?, ?, '', 1) RETURNING id",
@@ -183,7 +187,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 		kind string
 		// attack runs against a copy with every trigger dropped; db is a
 		// raw connection to it.
-		attack func(t *testing.T, path string, db *sql.DB, key string)
+		attack func(t *testing.T, path string, db *rawConn, key string)
 		// fresh: the attack comes before the key's first guard (rules).
 		fresh bool
 		// refused: the attack's own calls were refused and stored nothing,
@@ -191,36 +195,36 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 		refused bool
 	}{
 		{name: "approve naming a registered operator with another key", kind: "ask", refused: true,
-			attack: func(t *testing.T, path string, _ *sql.DB, key string) {
+			attack: func(t *testing.T, path string, _ *rawConn, key string) {
 				_, err := openAs(t, path, w.clk, nil, w.agent).Approve(ctx, key, "alice", "")
 				requireErr(t, err, ErrNotPermitted)
 			}},
 		{name: "approve with no key", kind: "ask", refused: true,
-			attack: func(t *testing.T, path string, _ *sql.DB, key string) {
+			attack: func(t *testing.T, path string, _ *rawConn, key string) {
 				_, err := openAs(t, path, w.clk, nil).Approve(ctx, key, "alice", "")
 				requireErr(t, err, ErrNotPermitted)
 			}},
 		{name: "approve with the agent's own new key", kind: "ask", refused: true,
-			attack: func(t *testing.T, path string, _ *sql.DB, key string) {
+			attack: func(t *testing.T, path string, _ *rawConn, key string) {
 				_, err := openAs(t, path, w.clk, nil, w.agent).Approve(ctx, key, "", "")
 				requireErr(t, err, ErrNotPermitted)
 			}},
 		{name: "a decision row inserted with sqlite3", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				mustExec(t, db, "INSERT INTO decisions(action_key, decision, operator, reason, at_ms) VALUES (?, 'approved', 'alice', '', 1)", key)
 			}},
 		{name: "a vote and decision inserted with sqlite3", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) { insertApproval(t, db, key, "alice") }},
+			attack: func(t *testing.T, _ string, db *rawConn, key string) { insertApproval(t, db, key, "alice") }},
 		{name: "the projection edited", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				mustExec(t, db, "UPDATE action_index SET stage = 'approved', deadline_ms = 0 WHERE action_key = ?", key)
 			}},
 		{name: "a vote signed by the agent's key", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				forgeSigned(t, db, w.agent, "votes", insertApproval(t, db, key, "alice"), nil)
 			}},
 		{name: "a registration of the agent's key inserted with sqlite3", kind: "ask",
-			attack: func(t *testing.T, path string, db *sql.DB, key string) {
+			attack: func(t *testing.T, path string, db *rawConn, key string) {
 				line := opkeys.Line(w.agent.PublicKey())
 				mustExec(t, db, "INSERT INTO operators(name, name_key, action, public_key, fingerprint, at_ms) VALUES ('mallory', 'mallory', 'add', ?, ?, 1)",
 					line, opkeys.Fingerprint(w.agent.PublicKey()))
@@ -229,7 +233,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 				forgeSigned(t, db, w.agent, "votes", insertApproval(t, db, key, "mallory"), nil)
 			}},
 		{name: "a registration of the agent's key with a chained event", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				line := opkeys.Line(w.agent.PublicKey())
 				var vals []any
 				var err error
@@ -242,7 +246,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 				forgeSigned(t, db, w.agent, "votes", insertApproval(t, db, key, "mallory"), nil)
 			}},
 		{name: "a fake first registration ordered before alice's", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				line := opkeys.Line(w.agent.PublicKey())
 				vals, err := scanFact(db.QueryRow("INSERT INTO operators(id, name, name_key, action, public_key, fingerprint, at_ms) VALUES (-1, 'mallory', 'mallory', 'add', ?, ?, 1) RETURNING "+factTableNamed("operators").cols,
 					line, opkeys.Fingerprint(w.agent.PublicKey())), 7)
@@ -253,14 +257,14 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 				forgeSigned(t, db, w.agent, "votes", insertApproval(t, db, key, "mallory"), nil)
 			}},
 		{name: "a signature copied from alice's decision on another key", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				id := insertApproval(t, db, key, "alice")
 				mustExec(t, db, `INSERT INTO signatures(fact_table, fact_row, fingerprint, signed_ms, signature, at_ms)
 					SELECT 'votes', ?, s.fingerprint, s.signed_ms, s.signature, s.at_ms FROM signatures s
 					JOIN votes v ON s.fact_table = 'votes' AND s.fact_row = CAST(v.id AS TEXT) WHERE v.action_key = 'k:legit'`, id)
 			}},
 		{name: "alice's signature over another payload digest", kind: "ask",
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				id := insertApproval(t, db, key, "alice")
 				var st statement
 				withTx(t, db, func(tx *Tx) {
@@ -273,21 +277,21 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 				forgeSigned(t, db, w.alice, "votes", id, &st) // a statement alice signed for another payload
 			}},
 		{name: "an unsigned auto rule inserted with sqlite3", kind: "forged", fresh: true,
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				mustExec(t, db, "INSERT INTO policy_rules(pattern, mode, ttl_ms, operator, set_ms) VALUES ('forged', 'auto', 0, 'alice', 1)")
 			}},
 		{name: "an auto rule signed by the agent's key", kind: "forged", fresh: true,
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				var id string
 				db.QueryRow("INSERT INTO policy_rules(pattern, mode, ttl_ms, operator, set_ms) VALUES ('forged', 'auto', 0, 'alice', 1) RETURNING id").Scan(&id)
 				forgeSigned(t, db, w.agent, "policy_rules", id, nil)
 			}},
 		{name: "an approval rule rewritten to auto", kind: "ask", fresh: true,
-			attack: func(t *testing.T, _ string, db *sql.DB, key string) {
+			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				mustExec(t, db, "UPDATE policy_rules SET mode = 'auto' WHERE pattern = 'ask'")
 			}},
 		{name: "a quorum of two cut to one after one approval", kind: "two",
-			attack: func(t *testing.T, path string, db *sql.DB, key string) {
+			attack: func(t *testing.T, path string, db *rawConn, key string) {
 				if _, err := openAs(t, path, w.clk, nil, w.alice).Approve(ctx, key, "", ""); err != nil {
 					t.Fatal(err)
 				}
@@ -295,7 +299,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 				mustExec(t, db, "INSERT INTO decisions(action_key, decision, operator, reason, at_ms) VALUES (?, 'approved', 'alice', '', 1)", key)
 			}},
 		{name: "the same operator approving twice toward a quorum", kind: "two", refused: true,
-			attack: func(t *testing.T, path string, _ *sql.DB, key string) {
+			attack: func(t *testing.T, path string, _ *rawConn, key string) {
 				s := openAs(t, path, w.clk, nil, w.alice)
 				if _, err := s.Approve(ctx, key, "", ""); err != nil {
 					t.Fatal(err)
@@ -332,7 +336,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 	}
 }
 
-func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
+func mustExec(t *testing.T, db *rawConn, q string, args ...any) {
 	t.Helper()
 	if _, err := db.Exec(q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -473,13 +477,13 @@ func TestVerifyNamesBadSignatures(t *testing.T) {
 	agent.r.QueryRow("SELECT id FROM votes WHERE action_key = 'k:v'").Scan(&voteID)
 	cases := []struct {
 		name, table, row string
-		edit             func(t *testing.T, db *sql.DB)
+		edit             func(t *testing.T, db *rawConn)
 	}{
-		{"a vote's reason rewritten", "votes", "id=" + voteID, func(t *testing.T, db *sql.DB) {
+		{"a vote's reason rewritten", "votes", "id=" + voteID, func(t *testing.T, db *rawConn) {
 			db.Exec("UPDATE votes SET reason = 'rubber stamp' WHERE id = ?", voteID)
 			refreshFact(t, db, "votes", voteID)
 		}},
-		{"a signature's bytes changed", "votes", "id=" + voteID, func(t *testing.T, db *sql.DB) {
+		{"a signature's bytes changed", "votes", "id=" + voteID, func(t *testing.T, db *rawConn) {
 			var id string
 			var blob []byte
 			db.QueryRow("SELECT id, signature FROM signatures WHERE fact_table = 'votes'").Scan(&id, &blob)
@@ -489,11 +493,11 @@ func TestVerifyNamesBadSignatures(t *testing.T) {
 			}
 			refreshFact(t, db, "signatures", id)
 		}},
-		{"a rule's mode rewritten", "policy_rules", "id=1", func(t *testing.T, db *sql.DB) {
+		{"a rule's mode rewritten", "policy_rules", "id=1", func(t *testing.T, db *rawConn) {
 			db.Exec("UPDATE policy_rules SET mode = 'auto' WHERE id = 1")
 			refreshFact(t, db, "policy_rules", "1")
 		}},
-		{"an operator added with a chained event and no signature", "operators", "id=3", func(t *testing.T, db *sql.DB) {
+		{"an operator added with a chained event and no signature", "operators", "id=3", func(t *testing.T, db *rawConn) {
 			vals, err := scanFact(db.QueryRow("INSERT INTO operators(name, name_key, action, public_key, fingerprint, at_ms) VALUES ('mallory', 'mallory', 'add', ?, ?, 1) RETURNING "+factTableNamed("operators").cols,
 				opkeys.Line(w.agent.PublicKey()), opkeys.Fingerprint(w.agent.PublicKey())), 7)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"strconv"
 	"strings"
 )
@@ -144,7 +145,9 @@ const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retai
 
 // fastQuery names the index so that the lookup cannot silently fall back
 // to the table if the planner prefers the key's unique index.
-const fastQuery = "SELECT " + fastCols + " FROM action_index INDEXED BY action_index_answer WHERE action_key = ?"
+func fastQuery(eng engine.Engine) string {
+	return "SELECT " + fastCols + " FROM action_index" + eng.IndexedBy("action_index_answer") + " WHERE action_key = ?"
+}
 
 // fastLookup answers the common case, an identical retry, with one
 // statement outside any transaction (a single statement is its own
@@ -162,7 +165,7 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (index
 		// transaction a query on it takes no write lock, so an agent
 		// polling a pending key does not queue behind writers. It asks
 		// once, so the query is not kept prepared.
-		row = s.w.QueryRowContext(ctx, fastQuery, key)
+		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery(s.eng)), key)
 	default:
 		return r, false
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
 	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 	"github.com/tollgate-dev/tollgate/opkeys"
 )
@@ -64,8 +65,11 @@ type Store struct {
 	rc   *stmtCache
 	fast *sql.Stmt // fastLookup
 	now  func() time.Time
-	ro   bool
-	one  bool // OneShot
+	// engineClock is set when no clock was injected: an engine with a
+	// shared clock (PostgreSQL) then judges deadlines.
+	engineClock bool
+	ro          bool
+	one         bool // OneShot
 	// id is the ledger id, cached for the writer.
 	id idCache
 	// signers, operator and anchor: see Options.
@@ -103,19 +107,27 @@ func xdgDir(env, fallback string) (string, error) {
 	return filepath.Join(home, filepath.FromSlash(fallback)), nil
 }
 
-// Open opens the ledger at path: an SQLite file (package sqlite), which a
-// writing store creates when missing and migrates when older. A
+// Open opens the ledger at path: a postgres:// URL (package postgres) or
+// an SQLite file (package sqlite), which a writing store creates when
+// missing and migrates when older. A
 // read-only store never creates, migrates or changes anything; what is
 // not a ledger is refused by name and left as it is.
 func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: empty ledger path", ErrInvalidInput)
 	}
-	if opt.Now == nil {
-		opt.Now = time.Now
+	now := opt.Now
+	if now == nil {
+		now = time.Now
 	}
-	eng, err := sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
-		Existing: opt.Existing, After: afterMigration(opt.Now)})
+	var eng engine.Engine
+	var err error
+	if postgres.IsURL(path) {
+		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
+	} else {
+		eng, err = sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
+			Existing: opt.Existing, After: afterMigration(now, nil)})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +142,11 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 // New runs the state machine on an engine already open; the store owns
 // it from then on and closes it with itself.
 func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
+	engineClock := opt.Now == nil
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, ro: opt.ReadOnly || eng.Writer() == nil,
+	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, engineClock: engineClock, ro: opt.ReadOnly || eng.Writer() == nil,
 		one: opt.OneShot && eng.Writer() != nil, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
 	if s.w != nil {
 		s.wc = newStmtCache(s.w, s.one, eng.Rebind)
@@ -143,22 +156,35 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 		return s, nil // fastLookup asks the writer connection, unprepared
 	}
 	var err error
-	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery)); err != nil {
+	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery(eng))); err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 	}
 	return s, nil
 }
 
 // afterMigration is the state machine's part of the schema's migrations:
-// migration 5 seals every fact row written before events committed their
-// rows and gives the ledger its identity.
-func afterMigration(now func() time.Time) engine.Migration {
+// the first migration that has ledger_meta (5 on SQLite, where it also
+// seals every fact row written before events committed their rows; the
+// first on PostgreSQL) gives the ledger its identity, and from schema 7 on
+// the chain_head row names the events it appended.
+func afterMigration(now func() time.Time, rebind func(string) string) engine.Migration {
 	return func(ctx context.Context, stx *sql.Tx, version int) error {
-		if version != 5 {
+		if version < 5 {
 			return nil
 		}
-		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, nil), now: toMS(now()), migrating: true}
-		return sealAndIdentify(ctx, tx, tx.now)
+		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ledger_meta").Scan(&n); err != nil || n > 0 {
+			return err
+		}
+		if err := sealAndIdentify(ctx, tx, tx.now); err != nil {
+			return err
+		}
+		if version < 7 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1", tx.head.Seq, tx.head.Hash)
+		return err
 	}
 }
 
@@ -196,7 +222,20 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	defer s.wc.fill(ctx)
-	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, now: toMS(s.now()), lock: s.eng.LockSuffix()}
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, lock: s.eng.LockSuffix()}
+	if err := s.begin(ctx, tx); err != nil {
+		stx.Rollback()
+		return err
+	}
+	if tx.lock != "" {
+		// Where writers do not exclude each other (PostgreSQL), the chain
+		// head is locked before anything is read: what this transaction
+		// reads about a key cannot change before it commits.
+		if err := lockHead(ctx, tx); err != nil {
+			stx.Rollback()
+			return err
+		}
+	}
 	if err := fn(tx); err != nil {
 		stx.Rollback()
 		return err
@@ -214,22 +253,11 @@ func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
 	return s.retry(ctx, func() error { return s.readOnce(ctx, fn) })
 }
 
-// retry repeats once while the engine calls its failure retryable,
-// backing off up to 200ms between tries, until ctx ends.
+// retry runs once, and again while the engine calls its failure
+// retryable (lock contention, serialization, a lost connection), until
+// ctx ends.
 func (s *Store) retry(ctx context.Context, once func() error) error {
-	backoff := 2 * time.Millisecond
-	for {
-		err := once()
-		if err == nil || !s.eng.Retryable(err) {
-			return s.eng.MapError(err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 200*time.Millisecond)
-	}
+	return engine.Retry(ctx, s.eng, once)
 }
 
 func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
@@ -239,7 +267,28 @@ func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
 	}
 	defer s.rc.fill(ctx)
 	defer stx.Rollback()
-	return fn(&Tx{tx: stx, cache: s.rc, now: toMS(s.now())})
+	tx := &Tx{tx: stx, cache: s.rc}
+	if err := s.begin(ctx, tx); err != nil {
+		return err
+	}
+	return fn(tx)
+}
+
+// begin reads the transaction's clock once: the engine's where it has one
+// that every host shares and no clock was injected, else the store's.
+func (s *Store) begin(ctx context.Context, tx *Tx) error {
+	if s.engineClock {
+		t, err := s.eng.Clock(ctx, tx.tx)
+		if err != nil {
+			return err
+		}
+		if !t.IsZero() {
+			tx.now = toMS(t)
+			return nil
+		}
+	}
+	tx.now = toMS(s.now())
+	return nil
 }
 
 // write runs fn as Store.write does and returns what the committed

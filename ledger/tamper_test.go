@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -65,7 +64,7 @@ func evidenceLedger(t *testing.T) (string, Head) {
 
 // tamperCopy copies the ledger and drops every trigger, as someone who
 // can edit the file would before changing it.
-func tamperCopy(t *testing.T, path string) (string, *sql.DB) {
+func tamperCopy(t *testing.T, path string) (string, *rawConn) {
 	t.Helper()
 	cp := filepath.Join(t.TempDir(), "copy.db")
 	copyFile(t, path, cp)
@@ -91,7 +90,7 @@ func tamperCopy(t *testing.T, path string) (string, *sql.DB) {
 
 // forgeEvent appends an event with a correct chain hash, as an attacker
 // who read this source would.
-func forgeEvent(t *testing.T, db *sql.DB, key, typ, actor string, detail map[string]any, f factRef) {
+func forgeEvent(t *testing.T, db *rawConn, key, typ, actor string, detail map[string]any, f factRef) {
 	t.Helper()
 	var seq int64
 	var prev string
@@ -110,7 +109,7 @@ func forgeEvent(t *testing.T, db *sql.DB, key, typ, actor string, detail map[str
 
 // rehashChain recomputes every event's hash from the first, as someone
 // who rewrote history and wanted the chain to look whole would.
-func rehashChain(t *testing.T, db *sql.DB) {
+func rehashChain(t *testing.T, db *rawConn) {
 	t.Helper()
 	rows, err := db.Query("SELECT " + eventCols + " FROM events ORDER BY seq")
 	if err != nil {
@@ -145,7 +144,7 @@ func rehashChain(t *testing.T, db *sql.DB) {
 // refreshFact makes a fact row's committing event agree with an edited
 // row and re-chains, so that only the witness or the rules between facts
 // can tell.
-func refreshFact(t *testing.T, db *sql.DB, table, id string) {
+func refreshFact(t *testing.T, db *rawConn, table, id string) {
 	t.Helper()
 	ft := factTableNamed(table)
 	vals, err := scanFact(db.QueryRow("SELECT "+ft.cols+" FROM "+table+" WHERE "+ft.id+" = ?", id), ft.ncols())
@@ -163,12 +162,13 @@ func refreshFact(t *testing.T, db *sql.DB, table, id string) {
 // kind of fact in each way someone with the file and a sqlite3 shell
 // could, triggers dropped first, and asserts verify names the row.
 func TestVerifyNamesEveryTamperedRow(t *testing.T) {
+	sqliteOnly(t)
 	path, head := evidenceLedger(t)
 	newDigest := Payload{"auto.x", "t", "changed"}.Digest()
 	tests := []struct {
 		name   string
 		edit   []string
-		forge  func(t *testing.T, db *sql.DB)
+		forge  func(t *testing.T, db *rawConn)
 		table  string
 		row    string
 		noHead bool // verify without the witnessed head
@@ -199,10 +199,10 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 		{name: "projection kind edited", edit: []string{"UPDATE action_index SET kind = 'auto.y' WHERE action_key = 'k:rej'"}, table: "action_index", row: "action_key=k:rej"},
 		{name: "projection stage edited", edit: []string{"UPDATE action_index SET stage = 'approved', deadline_ms = 0 WHERE action_key = 'k:deny'"}, table: "action_index", row: "action_key=k:deny"},
 		{name: "event actor edited", edit: []string{"UPDATE events SET actor = 'mallory' WHERE seq = 5"}, table: "events", row: "seq=5"},
-		{name: "forged event with a correct hash", forge: func(t *testing.T, db *sql.DB) {
+		{name: "forged event with a correct hash", forge: func(t *testing.T, db *rawConn) {
 			forgeEvent(t, db, "k:deny", "approved", "alice", map[string]any{"reason": ""}, factRef{Table: "decisions", Row: "k:deny", SHA256: strings.Repeat("a", 64)})
 		}, table: "decisions", row: "action_key=k:deny"},
-		{name: "forged permit with its event", forge: func(t *testing.T, db *sql.DB) {
+		{name: "forged permit with its event", forge: func(t *testing.T, db *rawConn) {
 			if _, err := db.Exec("INSERT INTO permits VALUES ('k:deny', '11111111-1111-4111-8111-111111111111', 'bot', 1, 9999999999999)"); err != nil {
 				t.Fatal(err)
 			}
@@ -215,13 +215,13 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 		{name: "chain head names another hash", edit: []string{"UPDATE chain_head SET hash = '" + strings.Repeat("b", 64) + "'"}, table: "chain_head", row: "one=1"},
 		{name: "tail cut by 1", edit: []string{"DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)"}, table: "events", row: "seq=" + itoa(head.Seq)},
 		{name: "tail cut by 3", edit: []string{"DELETE FROM events WHERE seq > (SELECT max(seq) - 3 FROM events)"}, table: "events", row: "seq=" + itoa(head.Seq)},
-		{name: "whole chain recomputed", forge: func(t *testing.T, db *sql.DB) {
+		{name: "whole chain recomputed", forge: func(t *testing.T, db *rawConn) {
 			if _, err := db.Exec("UPDATE decisions SET operator = 'bob' WHERE action_key = 'k:appr'"); err != nil {
 				t.Fatal(err)
 			}
 			refreshFact(t, db, "decisions", "k:appr")
 		}, table: "events", row: "seq=" + itoa(head.Seq)},
-		{name: "rewritten history without a witness still breaks a rule", noHead: true, forge: func(t *testing.T, db *sql.DB) {
+		{name: "rewritten history without a witness still breaks a rule", noHead: true, forge: func(t *testing.T, db *rawConn) {
 			if _, err := db.Exec("UPDATE decisions SET decision = 'rejected', reason = 'x' WHERE action_key = 'k:appr'"); err != nil {
 				t.Fatal(err)
 			}
@@ -304,6 +304,7 @@ func TestProjectionGrantsNothing(t *testing.T) {
 // against every unique index of every append-only table, and checks that
 // each table's rows are exactly as they were.
 func TestReplaceCannotDeleteFacts(t *testing.T) {
+	sqliteOnly(t)
 	path, _ := evidenceLedger(t)
 	db := rawDB(t, path)
 	snapshot := func(table string) string {
@@ -365,6 +366,7 @@ func TestReplaceCannotDeleteFacts(t *testing.T) {
 // event committed by content, are sealed by the migration; from then on
 // an edit to one is named.
 func TestMigrationSealsOlderFacts(t *testing.T) {
+	sqliteOnly(t)
 	path := filepath.Join(t.TempDir(), "v4.db")
 	db := oldLedger(t, path, 4)
 	p := Payload{"refund", "t", "b"}

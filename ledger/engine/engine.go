@@ -19,6 +19,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // Engine is one open ledger database. It is safe for concurrent use.
@@ -41,6 +47,18 @@ type Engine interface {
 	// until the transaction ends (the chain head): nothing where a
 	// writing transaction already excludes every other writer.
 	LockSuffix() string
+	// IndexedBy is what a SELECT appends after its table to use the named
+	// index where the engine takes such a hint; nothing where it does not.
+	IndexedBy(index string) string
+	// RowCount is an SQL expression that counts the rows of table, whose
+	// integer id only grows and whose rows are never deleted: SQLite's
+	// max(id), one index probe, since a rolled-back insert gives its id
+	// back; count(*) where sequences leave gaps (PostgreSQL).
+	RowCount(table string) string
+	// Clock is the engine's own time inside tx, read once per transaction,
+	// or the zero time where the process's clock is the ledger's (SQLite:
+	// one host). A clock every host shares judges deadlines alike.
+	Clock(ctx context.Context, tx *sql.Tx) (time.Time, error)
 	// MapError turns a driver error into this package's sentinels,
 	// matching codes, never message text; other errors pass unchanged.
 	MapError(err error) error
@@ -76,6 +94,65 @@ type Watch interface {
 // engine's migration of this version calls it inside its transaction,
 // after its SQL (the ledger's identity, written as a fact and an event).
 type Migration func(ctx context.Context, tx *sql.Tx, version int) error
+
+// Retry runs once, and again while e calls its failure retryable,
+// backing off from 2 ms up to 200 ms between tries, until ctx ends; the
+// error it returns is mapped (MapError). Retrying a whole transaction is
+// safe because every write of tollgate is idempotent.
+func Retry(ctx context.Context, e interface {
+	Retryable(error) bool
+	MapError(error) error
+}, once func() error) error {
+	backoff := 2 * time.Millisecond
+	for {
+		err := once()
+		if err == nil || !e.Retryable(err) {
+			return e.MapError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %v", ErrBusy, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
+
+// Step is one numbered migration of an engine's schema: the SQL of a file
+// named NNNN_what.sql.
+type Step struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// Steps reads the migrations in dir of fsys, in version order. Both
+// engines number their steps alike, so a version means the same schema
+// on each.
+func Steps(fsys fs.FS, dir string) ([]Step, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	for _, ent := range ents {
+		n, _, ok := strings.Cut(ent.Name(), "_")
+		v, err := strconv.Atoi(n)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with its number", ent.Name())
+		}
+		b, err := fs.ReadFile(fsys, dir+"/"+ent.Name())
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, Step{v, ent.Name(), string(b)})
+	}
+	sort.Slice(steps, func(i, j int) bool { return steps[i].Version < steps[j].Version })
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("no migrations in %s", dir)
+	}
+	return steps, nil
+}
 
 // Errors an engine reports its failures with; package ledger exports
 // each under the same name, so callers match them with errors.Is.

@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,6 +226,18 @@ func (e *Engine) Rebind(q string) string { return q }
 // holds the only write lock, so a row read in it cannot change under it.
 func (e *Engine) LockSuffix() string { return "" }
 
+// IndexedBy implements engine.Engine with SQLite's INDEXED BY.
+func (e *Engine) IndexedBy(index string) string { return " INDEXED BY " + index }
+
+// RowCount implements engine.Engine: ids are dense in SQLite.
+func (e *Engine) RowCount(table string) string {
+	return "(SELECT coalesce(max(id), 0) FROM " + table + ")"
+}
+
+// Clock implements engine.Engine: on one host the process's clock (the
+// store's, which tests move) is the ledger's.
+func (e *Engine) Clock(context.Context, *sql.Tx) (time.Time, error) { return time.Time{}, nil }
+
 // SchemaVersion implements engine.Engine.
 func (e *Engine) SchemaVersion() int { return schemaVersion() }
 
@@ -334,33 +345,7 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 
 func (w *watch) Close() error { return w.conn.Close() }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	ents, err := fs.ReadDir(migrationFS, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, ent := range ents {
-		n, _, ok := strings.Cut(ent.Name(), "_")
-		v, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with its number", ent.Name())
-		}
-		b, err := migrationFS.ReadFile("migrations/" + ent.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{v, ent.Name(), string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
+func migrations() ([]engine.Step, error) { return engine.Steps(migrationFS, "migrations") }
 
 // SchemaSQL is the schema's SQL up to version, in order: what an older
 // tollgate left, for tests that migrate one.
@@ -368,8 +353,8 @@ func SchemaSQL(version int) ([]string, error) {
 	migs, err := migrations()
 	var out []string
 	for _, m := range migs {
-		if m.version <= version {
-			out = append(out, m.sql)
+		if m.Version <= version {
+			out = append(out, m.SQL)
 		}
 	}
 	return out, err
@@ -380,7 +365,7 @@ func SchemaVersion() int { return schemaVersion() }
 
 func schemaVersion() int {
 	ms, _ := migrations()
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 // identified is the schema version from which a ledger carries its
@@ -397,9 +382,9 @@ func (e *Engine) migrate(ctx context.Context, version int, after engine.Migratio
 	if err != nil {
 		return err
 	}
-	last := migs[len(migs)-1].version
+	last := migs[len(migs)-1].Version
 	for _, m := range migs {
-		if m.version <= version {
+		if m.Version <= version {
 			continue
 		}
 		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, last, after) })
@@ -419,7 +404,7 @@ func (e *Engine) migrate(ctx context.Context, version int, after engine.Migratio
 	return nil
 }
 
-func (e *Engine) migrateOne(ctx context.Context, m migration, last int, after engine.Migration) error {
+func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after engine.Migration) error {
 	tx, err := e.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -432,42 +417,30 @@ func (e *Engine) migrateOne(ctx context.Context, m migration, last int, after en
 	if v > last {
 		return fmt.Errorf("%w: file has version %d, this build knows up to %d", engine.ErrNewerSchema, v, last)
 	}
-	if v >= m.version {
+	if v >= m.Version {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("migration %s: %w", m.name, err)
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migration %s: %w", m.Name, err)
 	}
 	if after != nil {
-		if err := after(ctx, tx, m.version); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if err := after(ctx, tx, m.Version); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
-	if m.version == identified {
+	if m.Version == identified {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// retry repeats once while it fails with lock contention, backing off up
-// to 200ms between tries, until ctx ends.
+// retry runs once again while it fails with lock contention, until ctx
+// ends.
 func (e *Engine) retry(ctx context.Context, once func() error) error {
-	backoff := 2 * time.Millisecond
-	for {
-		err := once()
-		if err == nil || !e.Retryable(err) {
-			return e.MapError(err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %v", engine.ErrBusy, ctx.Err())
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 200*time.Millisecond)
-	}
+	return engine.Retry(ctx, e, once)
 }

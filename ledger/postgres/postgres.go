@@ -1,0 +1,405 @@
+// Package postgres is tollgate's storage engine for agents and operators
+// on many hosts (SPEC 8): a PostgreSQL 15+ database through pgx. It
+// implements engine.Engine; the state machine in package ledger runs on
+// it unchanged. What is PostgreSQL's own lives here: the schema and its
+// roles, placeholders, SQLSTATE codes, the row lock on the chain head,
+// the database's clock and the watch.
+//
+// Concurrency: every writing transaction runs under READ COMMITTED and
+// first locks the one chain_head row (SELECT ... FOR UPDATE), so writers
+// on any number of hosts are ordered, events are numbered in commit
+// order, and what a transaction read about a key cannot change before it
+// commits. Unique constraints hold the invariants whatever a client does;
+// the roles tollgate_agent and tollgate_operator, not the client, decide
+// who may write a decision.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// Options configures Open.
+type Options struct {
+	// ReadOnly runs every transaction READ ONLY and never migrates.
+	ReadOnly bool
+	// Existing refuses a database that has no ledger yet instead of
+	// creating one (commands that read before they write).
+	Existing bool
+	// After is the state machine's step of a migration that needs one.
+	After engine.Migration
+}
+
+// Engine is an open PostgreSQL ledger.
+type Engine struct {
+	db       *sql.DB
+	location string
+	ro       bool
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// IsURL reports whether a --db value names a PostgreSQL ledger: a
+// postgres:// or postgresql:// URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database dsn names (a libpq URL) and, unless
+// read-only, creates or upgrades the ledger's schema in it.
+func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: ledger URL: %v", engine.ErrInvalidInput, redactErr(err))
+	}
+	e := &Engine{db: stdlib.OpenDB(*cfg), location: Redact(dsn), ro: opt.ReadOnly}
+	e.db.SetMaxOpenConns(8)
+	e.db.SetConnMaxIdleTime(time.Minute)
+	if err := e.prepare(ctx, opt); err != nil {
+		e.db.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Redact is dsn without its password, for messages and Location.
+func Redact(dsn string) string {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return "postgres://(unparsable)"
+	}
+	return fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+}
+
+// redactErr keeps a parse error's kind without echoing the URL, which
+// may hold a password.
+func redactErr(err error) string {
+	var pe *pgconn.ParseConfigError
+	if errors.As(err, &pe) {
+		return "cannot parse the connection string"
+	}
+	return "invalid connection string"
+}
+
+// prepare reads the schema version and migrates when allowed.
+func (e *Engine) prepare(ctx context.Context, opt Options) error {
+	version, err := e.version(ctx)
+	if err != nil {
+		return fmt.Errorf("open ledger %s: %w", e.location, e.MapError(err))
+	}
+	last := schemaVersion()
+	switch {
+	case version > last:
+		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
+	case version == last:
+		return nil
+	case version == 0 && (opt.ReadOnly || opt.Existing):
+		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
+	case opt.ReadOnly || opt.Existing:
+		return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' as the schema's owner",
+			engine.ErrNeedsMigration, e.location, version, last)
+	}
+	if err := e.migrate(ctx, opt.After); err != nil {
+		if errors.Is(err, engine.ErrNotPermitted) {
+			return fmt.Errorf("open ledger %s: %w: the schema is at version %d and this role cannot migrate it; run 'tollgate migrate' as the schema's owner",
+				e.location, engine.ErrNotPermitted, version)
+		}
+		return fmt.Errorf("open ledger %s: %w", e.location, err)
+	}
+	return nil
+}
+
+// version is the ledger's schema version, 0 when the database has none.
+// A database with other tables but no version table is someone else's.
+func (e *Engine) version(ctx context.Context) (int, error) {
+	var has bool
+	var others int
+	err := e.db.QueryRowContext(ctx, `SELECT to_regclass('public.tollgate_schema') IS NOT NULL,
+		(SELECT count(*) FROM pg_tables WHERE schemaname = 'public')`).Scan(&has, &others)
+	if err != nil {
+		return 0, err
+	}
+	if !has {
+		if others > 0 {
+			return 0, fmt.Errorf("%w: database %s holds %d tables of another application and no tollgate schema; it was left as it is", engine.ErrNotLedger, e.location, others)
+		}
+		return 0, nil
+	}
+	var v int
+	err = e.db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM tollgate_schema").Scan(&v)
+	return v, err
+}
+
+func migrations() ([]engine.Step, error) { return engine.Steps(migrationFS, "migrations") }
+
+func schemaVersion() int {
+	ms, _ := migrations()
+	return ms[len(ms)-1].Version
+}
+
+// migrationLock is the advisory lock that orders migrators: two
+// processes opening an old ledger at once apply each step once.
+const migrationLock = 0x546c6774
+
+// migrate applies each migration above the stored version, each in one
+// transaction with the version row it writes.
+func (e *Engine) migrate(ctx context.Context, after engine.Migration) error {
+	migs, err := migrations()
+	if err != nil {
+		return err
+	}
+	last := migs[len(migs)-1].Version
+	for _, m := range migs {
+		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, last, after) })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after engine.Migration) error {
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS tollgate_schema (version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"); err != nil {
+		return err
+	}
+	var v int
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM tollgate_schema").Scan(&v); err != nil {
+		return err
+	}
+	if v > last {
+		return fmt.Errorf("%w: database has version %d, this build knows up to %d", engine.ErrNewerSchema, v, last)
+	}
+	if v >= m.Version {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return fmt.Errorf("migration %s: %w", m.Name, e.MapError(err))
+	}
+	if after != nil {
+		if err := after(ctx, tx, m.Version); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tollgate_schema(version) VALUES ($1)", m.Version); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// retry runs once again while a retry can clear its failure, until ctx
+// ends.
+func (e *Engine) retry(ctx context.Context, once func() error) error {
+	return engine.Retry(ctx, e, once)
+}
+
+// Name implements engine.Engine.
+func (e *Engine) Name() string { return "postgres" }
+
+// Location implements engine.Engine: the URL without its password.
+func (e *Engine) Location() string { return e.location }
+
+// Writer implements engine.Engine; nil when read-only.
+func (e *Engine) Writer() *sql.DB {
+	if e.ro {
+		return nil
+	}
+	return e.db
+}
+
+// Reader implements engine.Engine: the same pool, read-only transactions.
+func (e *Engine) Reader() *sql.DB { return e.db }
+
+// SchemaVersion implements engine.Engine.
+func (e *Engine) SchemaVersion() int { return schemaVersion() }
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int { return schemaVersion() }
+
+// Close implements engine.Engine.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Rebind implements engine.Engine: ? becomes $1, $2, ... outside quoted
+// literals and identifiers.
+func (e *Engine) Rebind(q string) string { return Rebind(q) }
+
+// Rebind rewrites q's ? placeholders as PostgreSQL's $1, $2, ...
+func Rebind(q string) string {
+	if !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 8)
+	n := 0
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// LockSuffix implements engine.Engine: a row lock held to commit.
+func (e *Engine) LockSuffix() string { return " FOR UPDATE" }
+
+// IndexedBy implements engine.Engine: PostgreSQL's planner takes no
+// index hint.
+func (e *Engine) IndexedBy(string) string { return "" }
+
+// RowCount implements engine.Engine: a sequence keeps no id a rolled
+// back insert took, so ids have gaps and only count(*) counts.
+func (e *Engine) RowCount(table string) string { return "(SELECT count(*) FROM " + table + ")" }
+
+// Clock implements engine.Engine: the database's clock, so that hosts
+// whose clocks disagree judge deadlines and leases alike.
+func (e *Engine) Clock(ctx context.Context, tx *sql.Tx) (time.Time, error) {
+	var ms int64
+	if err := tx.QueryRowContext(ctx, "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint").Scan(&ms); err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
+// SQLSTATE codes the engine maps.
+const (
+	codeAppendOnly    = "TG001" // raised by the schema's append-only triggers
+	codeNoPrivilege   = "42501"
+	codeSerialization = "40001"
+	codeDeadlock      = "40P01"
+	codeLockNotAvail  = "55P03"
+	codeReadOnlyTx    = "25006"
+	codeDiskFull      = "53100"
+	codeBadEncoding   = "22021" // text cannot hold U+0000
+	codeAdminShutdown = "57P01"
+	codeCrashShutdown = "57P02"
+	codeCannotConnect = "57P03"
+)
+
+// MapError implements engine.Engine by SQLSTATE.
+func (e *Engine) MapError(err error) error {
+	var pe *pgconn.PgError
+	if err == nil || !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case codeAppendOnly:
+		return fmt.Errorf("%w: %s", engine.ErrAppendOnly, pe.Message)
+	case codeNoPrivilege:
+		return fmt.Errorf("%w: the database refused this role: %s", engine.ErrNotPermitted, pe.Message)
+	case codeSerialization, codeDeadlock, codeLockNotAvail:
+		return fmt.Errorf("%w: %s", engine.ErrBusy, pe.Message)
+	case codeBadEncoding:
+		return fmt.Errorf("%w: PostgreSQL text cannot hold U+0000 (NUL), so a PostgreSQL ledger refuses it in kind, target and agent (%s)", engine.ErrInvalidInput, pe.Message)
+	case codeReadOnlyTx, codeDiskFull:
+		return fmt.Errorf("%w: %s", engine.ErrReadOnly, pe.Message)
+	}
+	return err
+}
+
+// Retryable implements engine.Engine: serialization failures, deadlocks,
+// a lock not available, a server shutting the session down, a lost
+// connection. Every write is idempotent, so running it again after a
+// commit whose answer was lost only replays it.
+func (e *Engine) Retryable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case codeSerialization, codeDeadlock, codeLockNotAvail, codeAdminShutdown, codeCrashShutdown, codeCannotConnect:
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08") // connection exception
+	}
+	var ne net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		pgconn.SafeToRetry(err) || errors.As(err, &ne) || isClosedConn(err)
+}
+
+// isClosedConn recognises pgx's error for a connection the server
+// terminated mid-transaction, which it reports without a code.
+func isClosedConn(err error) bool {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "conn closed") || strings.Contains(s, "unexpected EOF") || strings.Contains(s, "connection reset")
+}
+
+// Integrity implements engine.Engine. PostgreSQL keeps its own pages
+// (checksums, WAL); what tollgate can prove is the chain and the facts,
+// which verify does on every engine.
+func (e *Engine) Integrity(ctx context.Context, tx *sql.Tx) (string, error) {
+	var ok string
+	err := tx.QueryRowContext(ctx, "SELECT 'ok'").Scan(&ok)
+	return ok, err
+}
+
+// Backup implements engine.Engine by refusing: pg_dump makes a
+// consistent copy of a PostgreSQL ledger, and tollgate verify proves it.
+func (e *Engine) Backup(ctx context.Context, dest string) error {
+	return fmt.Errorf("%w: a PostgreSQL ledger is backed up with pg_dump (then 'tollgate verify' on the restored copy), not 'tollgate backup'", engine.ErrInvalidInput)
+}
+
+// Watch implements engine.Engine by polling the chain head's sequence,
+// one indexed row: every commit that matters appends an event.
+func (e *Engine) Watch(ctx context.Context) (engine.Watch, error) {
+	return &watch{db: e.db, last: -1}, nil
+}
+
+type watch struct {
+	db   *sql.DB
+	mu   sync.Mutex
+	last int64
+}
+
+func (w *watch) Changed(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var v int64
+	if err := w.db.QueryRowContext(ctx, "SELECT seq FROM chain_head WHERE one = 1").Scan(&v); err != nil {
+		return false, err
+	}
+	changed := v != w.last
+	w.last = v
+	return changed, nil
+}
+
+func (w *watch) Close() error { return nil }

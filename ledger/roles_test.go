@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+)
+
+// TestPostgresRolesRefuseWhatTheyMayNotDo connects as members of the two
+// roles that 'tollgate migrate' creates (SPEC 8), over TCP with password
+// authentication as agents on other hosts would, and shows that the
+// database itself, not tollgate, refuses the agent a decision, a
+// reconciliation and a policy change, and refuses both roles UPDATE,
+// DELETE and TRUNCATE on every fact table; the operator's decision and
+// reconciliation go through.
+func TestPostgresRolesRefuseWhatTheyMayNotDo(t *testing.T) {
+	owner := pgtest.DB(t)
+	clk := newClock()
+	open := func(u string) *Store {
+		t.Helper()
+		s, err := Open(ctx, u, Options{Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	admin := open(owner) // migrates: the schema and the roles
+	if _, err := admin.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	agentURL := pgtest.Role(t, owner, "bot", "tollgate_agent")
+	operatorURL := pgtest.Role(t, owner, "alice", "tollgate_operator")
+	agent, operator := open(agentURL), open(operatorURL)
+
+	if a, err := agent.Guard(ctx, "k:ask", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"}); err != nil || a.State != StatePending {
+		t.Fatalf("the agent's guard: %+v %v", a, err)
+	}
+	if a, err := agent.Guard(ctx, "k:run", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot"}); err != nil || a.PermitID == "" {
+		t.Fatalf("the agent's auto guard: %+v %v", a, err)
+	}
+	clk.Add(DefaultLease + time.Minute) // k:run is now uncertain
+
+	refused := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "the database refused this role") {
+			t.Fatalf("%s as the agent's role: %v, want the database's refusal (ErrNotPermitted)", what, err)
+		}
+	}
+	_, err := agent.Approve(ctx, "k:ask", "mallory", "")
+	refused("approve", err)
+	_, err = agent.Reconcile(ctx, "k:run", ResultExecuted, "mallory", "done")
+	refused("reconcile", err)
+	_, err = agent.SetPolicy(ctx, approvals.Rule{Pattern: "*", Mode: approvals.Auto}, "mallory")
+	refused("set policy", err)
+
+	if d, err := operator.Approve(ctx, "k:ask", "alice", ""); err != nil || d.State != StateApproved {
+		t.Fatalf("the operator's approval: %+v %v", d, err)
+	}
+	if _, err := operator.Reconcile(ctx, "k:run", ResultExecuted, "alice", "checked the bank"); err != nil {
+		t.Fatalf("the operator's reconciliation: %v", err)
+	}
+	if a, err := agent.Guard(ctx, "k:ask", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"}); err != nil || a.PermitID == "" {
+		t.Fatalf("the approved key's permit: %+v %v", a, err)
+	}
+	// The decision names the database role that wrote it, beside the
+	// operator's name.
+	var role string
+	if err := rawDB(t, owner).QueryRow("SELECT db_role FROM decisions WHERE action_key = 'k:ask'").Scan(&role); err != nil || !strings.HasSuffix(role, "_alice") {
+		t.Fatalf("the decision's database role = %q, %v", role, err)
+	}
+
+	for _, who := range []struct{ name, url string }{{"agent", agentURL}, {"operator", operatorURL}} {
+		db := rawDB(t, who.url)
+		for _, ft := range append(factTables, factTable{name: "intents", cols: "action_key"}, factTable{name: "events", cols: "seq"}) {
+			col := strings.SplitN(ft.cols, ",", 2)[0]
+			for _, q := range []string{"UPDATE " + ft.name + " SET " + col + " = " + col, "DELETE FROM " + ft.name, "TRUNCATE " + ft.name + " CASCADE"} {
+				_, err := db.Exec(q)
+				if err == nil || !errors.Is(operator.eng.MapError(err), ErrNotPermitted) {
+					t.Errorf("%s: %s: %v, want permission denied", who.name, q, err)
+				}
+			}
+		}
+	}
+	rep, err := admin.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
