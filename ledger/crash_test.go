@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -54,7 +53,7 @@ func TestCrashWithSIGKILL(t *testing.T) {
 	if testing.Short() {
 		rounds = 10
 	}
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := testLedger(t)
 	s, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -136,7 +135,7 @@ func runChildren(t *testing.T, path, mode string, n, keys int, firstID int) [][]
 }
 
 func TestMultiProcessRecord(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := testLedger(t)
 	s, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +176,7 @@ func TestMultiProcessRecord(t *testing.T) {
 }
 
 func TestMultiProcessGuardAndDecide(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := testLedger(t)
 	s, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)

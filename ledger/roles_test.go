@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"errors"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,4 +95,80 @@ func TestPostgresRolesRefuseWhatTheyMayNotDo(t *testing.T) {
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
+}
+
+// TestPostgresConnectionKilledMidTransaction terminates the store's
+// server sessions (pg_terminate_backend) over and over while it guards and
+// reports: every call either completes or is retried to completion,
+// never half done; each key has one intent, one permit and one report,
+// and verify finds the chain whole.
+func TestPostgresConnectionKilledMidTransaction(t *testing.T) {
+	u := pgtest.DB(t)
+	s, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	admin := rawDB(t, pgtest.Admin(t))
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbName := strings.TrimPrefix(pu.Path, "/")
+	stop := make(chan struct{})
+	killed := make(chan int)
+	go func() {
+		n := 0
+		defer func() { killed <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			var k int
+			_ = admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = ? AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`, dbName).Scan(&k)
+			n += k
+		}
+	}()
+	const keys = 40
+	reported := 0
+	for i := 0; i < keys; i++ {
+		key := "kill:" + strconv.Itoa(i)
+		a, err := s.Guard(ctx, key, Payload{"run", "t", strconv.Itoa(i)}, GuardOptions{Agent: "bot"})
+		if err != nil {
+			t.Fatalf("%s: guard: %v", key, err)
+		}
+		if a.Verdict != Permitted {
+			t.Fatalf("%s: %+v", key, a)
+		}
+		if a.PermitID != "" {
+			if _, err := s.Report(ctx, key, a.PermitID, Succeeded, ReportOptions{}); err != nil {
+				t.Fatalf("%s: report: %v", key, err)
+			}
+			reported++
+		}
+	}
+	close(stop)
+	n := <-killed
+	if n == 0 {
+		t.Fatal("no session was terminated: the test proved nothing")
+	}
+	var intents, permits, reports int
+	rawDB(t, u).QueryRow("SELECT (SELECT count(*) FROM intents), (SELECT count(*) FROM permits), (SELECT count(*) FROM reports WHERE kind = 'accepted')").Scan(&intents, &permits, &reports)
+	// A permit whose answer was lost with its session is replayed to the
+	// retry without its id, so the agent cannot report it: the key is then
+	// uncertain for an operator, as SPEC 4 says, never re-executed.
+	if intents != keys || permits != keys || reports != reported {
+		t.Fatalf("%d intents, %d permits, %d reports (%d sent) after %d terminated sessions; want %d each", intents, permits, reports, reported, n, keys)
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify after %d terminated sessions: %+v %v", n, rep, err)
+	}
+	t.Logf("%d sessions terminated; %d keys each with one intent and one permit, %d reports", n, keys, reports)
 }

@@ -127,7 +127,7 @@ func stressConsole(s *Store, stop string) int {
 // process approves. `go test ./ledger -run Stress -stress.cycles 1000 -v`
 // is the full run; CI runs the default short one.
 func TestStress(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "ledger.db")
+	path := testLedger(t)
 	s, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
