@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -76,8 +77,8 @@ func run(t *testing.T, db, stdin string, args ...string) result {
 func runEnv(t *testing.T, db, stdin string, env []string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE="), env...)
+	cmd.Env = append(append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(homeOf(db), "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(homeOf(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE="), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	// A session of its own: no controlling terminal, so nothing can
 	// prompt on the developer's /dev/tty and hang the test.
@@ -101,7 +102,38 @@ func want(t *testing.T, r result, code int) {
 	}
 }
 
-func newDB(t *testing.T) string { return filepath.Join(t.TempDir(), "ledger.db") }
+func newDB(t *testing.T) string {
+	if onPostgres {
+		u := pgtest.DB(t)
+		homes.Store(u, t.TempDir())
+		return u
+	}
+	return filepath.Join(t.TempDir(), "ledger.db")
+}
+
+// homes holds the folder each PostgreSQL test ledger's processes keep
+// their configuration and state in (a file ledger's own folder).
+var homes sync.Map
+
+// homeOf is the folder beside ledger db for its test's XDG directories.
+func homeOf(db string) string {
+	if h, ok := homes.Load(db); ok {
+		return h.(string)
+	}
+	return filepath.Dir(db)
+}
+
+// onPostgres is set when TOLLGATE_TEST_BACKEND=postgres: the CLI's tests
+// then run against a PostgreSQL ledger (CI runs them both ways).
+var onPostgres = os.Getenv("TOLLGATE_TEST_BACKEND") == "postgres"
+
+// sqliteOnly skips a test of the SQLite ledger file itself on PostgreSQL.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if onPostgres {
+		t.Skip("a test of the SQLite ledger file")
+	}
+}
 
 var payloadArgs = []string{"--kind", "system.maintenance", "--target", "db-1", "--body", "vacuum"}
 
@@ -330,6 +362,7 @@ func TestGuardWaitPolls(t *testing.T) {
 }
 
 func TestBackupOfLiveLedger(t *testing.T) {
+	sqliteOnly(t)
 	db := newDB(t)
 	want(t, run(t, db, "", "policy", "set", "*", "--mode", "auto", "--operator", "root"), 0)
 	stop := make(chan struct{})

@@ -108,7 +108,13 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err := f.record(h, "console"); err != nil {
 		return 0, err
 	}
-	opt := ConsoleOptions{DB: s.Path(), Operator: f.claimed(c), ReadOnly: f.readOnly,
+	// The console reopens the ledger as named, not by its Path: a
+	// PostgreSQL Path leaves the password out.
+	db, err := c.ledgerPath()
+	if err != nil {
+		return 0, err
+	}
+	opt := ConsoleOptions{DB: db, Operator: f.claimed(c), ReadOnly: f.readOnly,
 		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName()}}
 	if !opt.ReadOnly {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {

@@ -245,6 +245,7 @@ func TestFailedMigrationLeavesEveryByte(t *testing.T) {
 // directory or a device as the target is refused by name; a backup
 // process killed midway leaves nothing at the target.
 func TestBackupNeverPartialNeverReplaces(t *testing.T) {
+	sqliteOnly(t)
 	db := newDB(t)
 	for i := 0; i < 200; i++ {
 		want(t, run(t, db, "", "record", "k:"+strconv.Itoa(i), "--kind", "a", "--target", "t", "--body", strings.Repeat("x", 3000)), 0)
@@ -290,6 +291,7 @@ func TestBackupNeverPartialNeverReplaces(t *testing.T) {
 // TestWitnessCatchesACutTail: a verify records the head; deleting the
 // last events with a sqlite3 shell (triggers dropped) is then caught.
 func TestWitnessCatchesACutTail(t *testing.T) {
+	sqliteOnly(t)
 	db := newDB(t)
 	for i := 0; i < 5; i++ {
 		want(t, run(t, db, "", "record", "k:"+strconv.Itoa(i), "--kind", "a", "--target", "t", "--body", "b"), 0)

@@ -55,6 +55,7 @@ func normalize(v any, key string) any {
 // golden under testdata/cli/: a change to any agent-facing field shows as
 // a diff to review, and -update records the new answers.
 func TestJSONAnswersGolden(t *testing.T) {
+	sqliteOnly(t)
 	db := newDB(t)
 	backup := filepath.Join(t.TempDir(), "copy.db")
 	pay := func(kind, body string) []string {

@@ -24,7 +24,7 @@ func TestREADMEShellExample(t *testing.T) {
 	_, rest, _ = strings.Cut(rest, "```sh\n")
 	script, _, _ := strings.Cut(rest, "```")
 	dir := t.TempDir()
-	db := filepath.Join(dir, "ledger.db")
+	db := newDB(t)
 	ran := filepath.Join(dir, "ran")
 	// The agent's real work, stubbed: count the runs.
 	prelude := "run_maintenance() { echo run >> '" + ran + "'; }\n"

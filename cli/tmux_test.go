@@ -59,7 +59,7 @@ func TestConsoleInTmux(t *testing.T) {
 	x := &tmux{t: t, socket: filepath.Join(t.TempDir(), "s")}
 	x.run("new-session", "-d", "-s", "tg", "-x", "100", "-y", "30",
 		"env", "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=alice", "SSH_AUTH_SOCK=", "TOLLGATE_OPERATORS_FILE=",
-		"XDG_CONFIG_HOME="+filepath.Join(filepath.Dir(db), "config"), "XDG_STATE_HOME="+filepath.Join(filepath.Dir(db), "state"), bin, "console")
+		"XDG_CONFIG_HOME="+filepath.Join(homeOf(db), "config"), "XDG_STATE_HOME="+filepath.Join(homeOf(db), "state"), bin, "console")
 	t.Cleanup(func() { exec.Command("tmux", "-S", x.socket, "kill-server").Run() })
 	x.waitFor("refund:tmux-1")
 	x.waitFor("40 EUR")
