@@ -250,7 +250,6 @@ func TestAppendOnlyAgainstPlainSQL(t *testing.T) {
 }
 
 func TestVerifyCatchesTampering(t *testing.T) {
-	sqliteOnly(t)
 	tests := []struct {
 		name  string
 		edit  string
@@ -272,7 +271,7 @@ func TestVerifyCatchesTampering(t *testing.T) {
 			s.Record(ctx, "k3", Payload{"a", "t", "b3"}, RecordOptions{})
 			s.Record(ctx, "k3", Payload{"a", "t", "zz"}, RecordOptions{})
 			s.Close()
-			cp, db := tamperCopy(t, s.Path())
+			cp, db := tamperCopy(t, testPath(s))
 			if _, err := db.Exec(tc.edit); err != nil {
 				t.Fatal(err)
 			}

@@ -172,3 +172,46 @@ func TestPostgresConnectionKilledMidTransaction(t *testing.T) {
 	}
 	t.Logf("%d sessions terminated; %d keys each with one intent and one permit, %d reports", n, keys, reports)
 }
+
+// TestPostgresSchemaVersions: a ledger with a newer schema than this build
+// is refused by name, for reading and writing alike; a database holding
+// another application's tables is refused and left as it is; a reading
+// open never creates a ledger; a role that may not migrate says who may.
+func TestPostgresSchemaVersions(t *testing.T) {
+	u := pgtest.DB(t)
+	if _, err := Open(ctx, u, Options{ReadOnly: true}); !errors.Is(err, ErrNoLedger) {
+		t.Fatalf("reading an empty database: %v, want ErrNoLedger", err)
+	}
+	s, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db := rawDB(t, u)
+	if _, err := db.Exec("INSERT INTO tollgate_schema(version) VALUES (99)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{false, true} {
+		if _, err := Open(ctx, u, Options{ReadOnly: ro}); !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "99") {
+			t.Fatalf("read-only %v on schema 99: %v, want ErrNewerSchema", ro, err)
+		}
+	}
+
+	other := pgtest.DB(t)
+	if _, err := rawDB(t, other).Exec("CREATE TABLE customers (id int)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, other, Options{}); !errors.Is(err, ErrNotLedger) {
+		t.Fatalf("another application's database: %v, want ErrNotLedger", err)
+	}
+	var n int
+	if err := rawDB(t, other).QueryRow("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("another application's database now has %d tables (%v)", n, err)
+	}
+
+	empty := pgtest.DB(t)
+	agent := pgtest.Role(t, empty, "bot", "tollgate_agent")
+	if _, err := Open(ctx, agent, Options{}); !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "schema's owner") {
+		t.Fatalf("an agent role opening an empty database: %v", err)
+	}
+}

@@ -3,6 +3,9 @@ package ledger
 import (
 	"encoding/json"
 	"errors"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -59,13 +62,16 @@ func evidenceLedger(t *testing.T) (string, Head) {
 		t.Fatalf("the untouched ledger does not verify: %+v %v", rep, err)
 	}
 	s.Close()
-	return s.Path(), rep.Head()
+	return testPath(s), rep.Head()
 }
 
 // tamperCopy copies the ledger and drops every trigger, as someone who
 // can edit the file would before changing it.
 func tamperCopy(t *testing.T, path string) (string, *rawConn) {
 	t.Helper()
+	if postgres.IsURL(path) {
+		return pgTamperCopy(t, path)
+	}
 	cp := filepath.Join(t.TempDir(), "copy.db")
 	copyFile(t, path, cp)
 	db := rawDB(t, cp)
@@ -85,6 +91,32 @@ func tamperCopy(t *testing.T, path string) (string, *rawConn) {
 			t.Fatal(err)
 		}
 	}
+	return cp, db
+}
+
+// pgTamperCopy copies a PostgreSQL ledger's database and returns a
+// superuser's session on the copy with triggers off
+// (session_replication_role = replica), as a database administrator who
+// wanted to edit evidence would have.
+func pgTamperCopy(t *testing.T, u string) (string, *rawConn) {
+	t.Helper()
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.TrimPrefix(pu.Path, "/")
+	name := src + "_copy"
+	admin := rawDB(t, pgtest.Admin(t))
+	if _, err := admin.Exec("CREATE DATABASE " + name + " TEMPLATE " + src); err != nil {
+		t.Fatal(err)
+	}
+	cp := pgtest.WithRole(pgtest.Admin(t), name, "postgres")
+	t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
+	db := rawDB(t, cp)
+	if _, err := db.Exec("SET session_replication_role = replica"); err != nil {
+		t.Fatal(err)
+	}
+	pgURLs.Store(postgres.Redact(cp), cp)
 	return cp, db
 }
 
@@ -162,7 +194,6 @@ func refreshFact(t *testing.T, db *rawConn, table, id string) {
 // kind of fact in each way someone with the file and a sqlite3 shell
 // could, triggers dropped first, and asserts verify names the row.
 func TestVerifyNamesEveryTamperedRow(t *testing.T) {
-	sqliteOnly(t)
 	path, head := evidenceLedger(t)
 	newDigest := Payload{"auto.x", "t", "changed"}.Digest()
 	tests := []struct {
