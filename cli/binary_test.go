@@ -427,6 +427,9 @@ func TestHelpForEveryCommand(t *testing.T) {
 		if !strings.Contains(r.stdout, "Usage: tollgate") {
 			t.Fatalf("%v: %s", c, r.stdout)
 		}
+		if out := r.stdout + r.stderr; strings.Contains(out, "panic") || strings.Contains(out, "Flags:") && !strings.Contains(out, "-json") && c[0] != "demo" && c[0] != "--help" {
+			t.Fatalf("%v: the help is broken:\n%s", c, out)
+		}
 	}
 }
 

@@ -236,6 +236,15 @@ func (o *onceValue) Set(s string) error {
 	return o.Value.Set(s)
 }
 
+// String is the wrapped flag's; the flag package also calls it on a zero
+// onceValue to tell a default apart, which must not panic.
+func (o *onceValue) String() string {
+	if o == nil || o.Value == nil {
+		return ""
+	}
+	return o.Value.String()
+}
+
 // IsBoolFlag keeps boolean flags valueless (--json, not --json=true).
 func (o *onceValue) IsBoolFlag() bool {
 	b, ok := o.Value.(interface{ IsBoolFlag() bool })

@@ -96,7 +96,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 	wg.Wait()
 	s.Close() // before the folder goes: no -wal or -shm is left behind
 	if scratch == "" {
-		fmt.Fprintf(os.Stderr, "demo ledger: %s\n", opt.DB)
+		fmt.Fprintf(os.Stderr, "demo ledger: %s\n", s.Path()) // a URL's password stays out
 	} else {
 		fmt.Fprintln(os.Stderr, "demo ledger removed (keep one with: tollgate demo --db FILE)")
 	}

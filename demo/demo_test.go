@@ -2,18 +2,47 @@ package demo
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"github.com/tollgate-dev/tollgate/ledger"
 )
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // TestDemoFillsEveryView runs the simulated agents headless, sped up, and
 // checks that each console view has something to show.
 func TestDemoFillsEveryView(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "demo.db")
+	checkDemo(t, filepath.Join(t.TempDir(), "demo.db"))
+}
+
+// TestDemoOnPostgres: 'demo --db postgres://...' seeds and runs on a
+// PostgreSQL ledger, and says where without the URL's password.
+func TestDemoOnPostgres(t *testing.T) {
+	u := pgtest.DB(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	defer func() { os.Stderr = stderr }()
+	checkDemo(t, u)
+	os.Stderr = stderr
+	w.Close()
+	said, _ := io.ReadAll(r)
+	if !strings.Contains(string(said), "demo ledger: postgres://") || strings.Contains(string(said), pgtest.Password) {
+		t.Fatalf("the demo said %q", said)
+	}
+}
+
+func checkDemo(t *testing.T, path string) {
+	t.Helper()
 	ctx := context.Background()
 	if err := Run(ctx, Options{DB: path, Operator: "alice", Headless: 3 * time.Second, Speed: 0.1}); err != nil {
 		t.Fatal(err)
