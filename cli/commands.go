@@ -47,7 +47,7 @@ func commands() map[string]command {
 		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
-		define[noFlags]("migrate", "", "create the ledger or upgrade its schema", nil, runMigrate),
+		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
 	m := map[string]command{}
 	for _, c := range cs {
@@ -680,9 +680,12 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	})
 }
 
-func runMigrate(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
+func runMigrate(ctx context.Context, c *cmdCtx, f *migrateFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
+	}
+	if f.from != "" {
+		return copyLedger(ctx, c, f.from)
 	}
 	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
 		h, err := s.Head(ctx)
@@ -690,6 +693,25 @@ func runMigrate(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
 		}), err
 	})
+}
+
+// copyLedger is 'migrate --from FILE': the SQLite ledger FILE copied into
+// the empty PostgreSQL database --db names, proven by the same head.
+func copyLedger(ctx context.Context, c *cmdCtx, from string) (int, error) {
+	dst, err := c.ledgerPath()
+	if err != nil {
+		return 0, err
+	}
+	h, err := ledger.CopyToPostgres(ctx, from, dst)
+	if err != nil {
+		return 0, err
+	}
+	c.print(ok(map[string]any{"from": from, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash,
+		"schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
+		fmt.Fprintf(w, "copied %s (id %s, %d events, head %s) into the PostgreSQL ledger; verify on the copy reports the same head\n",
+			safetext.Escape(from), h.LedgerID, h.Seq, h.Hash)
+	}))
+	return ExitOK, nil
 }
 
 func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {

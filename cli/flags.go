@@ -54,6 +54,13 @@ func (w *witnessArg) bind(fs *flag.FlagSet) {
 	fs.StringVar(&w.witness, "witness", "", "the witness file of chain heads (default $XDG_STATE_HOME/tollgate/witness)")
 }
 
+// migrateFlags: --from copies a file ledger into PostgreSQL.
+type migrateFlags struct{ from string }
+
+func bindMigrate(fs *flag.FlagSet, f *migrateFlags) {
+	fs.StringVar(&f.from, "from", "", "an SQLite ledger to copy into the empty PostgreSQL database --db names")
+}
+
 type consoleFlags struct {
 	operatorArgs
 	witnessArg

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,4 +46,58 @@ func TestPostgresRolesFromTheShell(t *testing.T) {
 	want(t, run(t, operator, "", "reconcile", "job:pg-2", "--result", "executed", "--note", "checked", "--operator", "alice"), cli.ExitOK)
 	want(t, run(t, agent, "", guardArgs("refund:pg-1")...), cli.ExitOK)
 	want(t, run(t, agent, "", "verify"), cli.ExitOK)
+}
+
+// TestMigrateFromFileToPostgres: 'migrate --from FILE' copies a file
+// ledger with signed decisions, conflicts, reconciliations and fenced
+// calls into an empty PostgreSQL database; verify on the copy reports the
+// same ledger id and head, status answers alike, and the copy goes on
+// taking writes. A second copy into the same database is refused.
+func TestMigrateFromFileToPostgres(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ledger.db")
+	// A signed ledger: alice's key registered, every rule and decision
+	// signed (the signatures table holds blobs).
+	key := run(t, file, "", "operator", "init", "--json")
+	want(t, key, cli.ExitOK)
+	want(t, run(t, file, "", "operators", "add", "alice", key.json(t)["public_key"].(string)), cli.ExitOK)
+	want(t, run(t, file, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "1h"), cli.ExitOK)
+	want(t, run(t, file, "", "policy", "set", "job", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, file, "", "guard", "refund:m-1", "--kind", "refund", "--target", "a", "--body", "40", "--agent", "bot"), cli.ExitRetry)
+	want(t, run(t, file, "", "approve", "refund:m-1", "--operator", "alice"), cli.ExitOK)
+	r := run(t, file, "", "guard", "job:m-2", "--json", "--kind", "job", "--target", "a", "--body", "b", "--agent", "bot")
+	want(t, r, cli.ExitOK)
+	want(t, run(t, file, "", "report", "job:m-2", "--permit", r.json(t)["permit_id"].(string), "--outcome", "unknown"), cli.ExitOK)
+	want(t, run(t, file, "", "reconcile", "job:m-2", "--result", "executed", "--note", "seen", "--operator", "alice"), cli.ExitOK)
+	want(t, run(t, file, "", "record", "refund:m-1", "--kind", "refund", "--target", "a", "--body", "41"), cli.ExitConflict)
+	src := run(t, file, "", "verify", "--json")
+	want(t, src, cli.ExitOK)
+
+	u := pgtest.DB(t)
+	homes.Store(u, filepath.Dir(file)) // the same operator key
+	r = run(t, u, "", "migrate", "--from", file, "--json")
+	want(t, r, cli.ExitOK)
+	dst := run(t, u, "", "verify", "--json")
+	want(t, dst, cli.ExitOK)
+	for _, k := range []string{"ledger_id", "events", "chain_head", "facts", "payloads"} {
+		if a, b := src.json(t)[k], dst.json(t)[k]; a != b {
+			t.Fatalf("%s: the file says %v, the copy %v", k, a, b)
+		}
+	}
+	for _, key := range []string{"refund:m-1", "job:m-2"} {
+		a, b := run(t, file, "", "status", key, "--json").json(t), run(t, u, "", "status", key, "--json").json(t)
+		if a["state"] != b["state"] || a["payload_sha256"] != b["payload_sha256"] {
+			t.Fatalf("%s: file %v, copy %v", key, a, b)
+		}
+	}
+	if r := run(t, u, "", "operators", "list"); !strings.Contains(r.stdout, "alice") || strings.Contains(r.stdout, "unsigned") {
+		t.Fatalf("the copy's operators: %s", r.stdout)
+	}
+	// The signed auto rule still grants on the copy; the same key decides.
+	want(t, run(t, u, "", "guard", "job:m-3", "--kind", "job", "--target", "a", "--body", "c", "--agent", "bot"), cli.ExitOK)
+	want(t, run(t, u, "", "guard", "refund:m-4", "--kind", "refund", "--target", "a", "--body", "5", "--agent", "bot"), cli.ExitRetry)
+	want(t, run(t, u, "", "approve", "refund:m-4"), cli.ExitOK)
+	want(t, run(t, u, "", "verify"), cli.ExitOK)
+	if r := run(t, u, "", "migrate", "--from", file); r.code != cli.ExitInvalid || !strings.Contains(r.stderr, "empty database") {
+		t.Fatalf("a second copy: %d %s", r.code, r.stderr)
+	}
 }

@@ -47,6 +47,10 @@ type Options struct {
 	Existing bool
 	// After is the state machine's step of a migration that needs one.
 	After engine.Migration
+	// Empty requires a database with no ledger yet, whose schema it
+	// creates: the target of a copy from another ledger, which brings
+	// its own identity and events (After is then not called).
+	Empty bool
 }
 
 // Engine is an open PostgreSQL ledger.
@@ -107,6 +111,12 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("open ledger %s: %w", e.location, e.MapError(err))
 	}
 	last := schemaVersion()
+	if opt.Empty {
+		if version != 0 {
+			return fmt.Errorf("%w: %s already holds a ledger (schema version %d); a copy goes into an empty database", engine.ErrInvalidInput, e.location, version)
+		}
+		opt.After = nil
+	}
 	switch {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)

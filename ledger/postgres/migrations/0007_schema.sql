@@ -277,7 +277,9 @@ CREATE TRIGGER chain_head_no_truncate BEFORE TRUNCATE ON chain_head FOR EACH STA
 -- Every intent appears in the projection, whoever recorded it.
 CREATE FUNCTION tollgate_index_intent() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES (NEW.action_key, NEW.action_key, NEW.payload_sha256);
+    -- A row already there was copied with its ledger (migrate --from).
+    INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES (NEW.action_key, NEW.action_key, NEW.payload_sha256)
+        ON CONFLICT (action_key) DO NOTHING;
     RETURN NULL;
 END $$;
 CREATE TRIGGER intents_index AFTER INSERT ON intents FOR EACH ROW EXECUTE FUNCTION tollgate_index_intent();

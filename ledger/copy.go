@@ -1,0 +1,166 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+)
+
+// copyOrder is every table of a ledger in an order that satisfies the
+// foreign keys: each table after those it references. The projection is
+// copied before intents, so that the intents trigger finds each row there.
+var copyOrder = []string{
+	"ledger_meta", "events", "action_index", "intents", "payloads", "conflicts", "policy_rules", "policy_evals",
+	"approval_requests", "decisions", "permits", "reports", "report_refusals", "reconciliations", "epochs",
+	"fenced", "conflict_reviews", "fenced_reviews", "operators", "signatures", "votes",
+}
+
+// identityCols are the columns a PostgreSQL sequence numbers: after a
+// copy each sequence continues after the largest copied value.
+var identityCols = map[string]string{
+	"conflicts": "id", "action_index": "id", "policy_rules": "id", "reports": "id", "report_refusals": "id",
+	"epochs": "seq", "fenced": "id", "operators": "id", "signatures": "id", "votes": "id",
+}
+
+// CopyToPostgres copies the ledger at src (an SQLite file, read in one
+// snapshot and never changed) into the empty PostgreSQL database at dst:
+// every fact, signature and event as stored, its identity and its chain
+// head, in one transaction, so the copy exists whole or not at all. It
+// then verifies the copy and returns its head, which is the source's.
+func CopyToPostgres(ctx context.Context, src, dst string) (Head, error) {
+	if !postgres.IsURL(dst) {
+		return Head{}, fmt.Errorf("%w: the copy's target must be a postgres:// URL", ErrInvalidInput)
+	}
+	from, err := Open(ctx, src, Options{ReadOnly: true})
+	if err != nil {
+		return Head{}, err
+	}
+	defer from.Close()
+	rep, err := from.Verify(ctx)
+	if err != nil {
+		return Head{}, err
+	}
+	if !rep.OK() {
+		return Head{}, fmt.Errorf("%w: %s does not verify (%d problems, the first: %s); copy only a ledger that proves itself", ErrInvalidInput, from.Path(), len(rep.Problems), rep.Problems[0])
+	}
+	eng, err := postgres.Open(ctx, dst, postgres.Options{Empty: true})
+	if err != nil {
+		return Head{}, err
+	}
+	err = engineRetry(ctx, eng, func() error { return copyRows(ctx, from, eng) })
+	if cerr := eng.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Head{}, fmt.Errorf("copy %s into %s: %w; nothing was kept in the target", from.Path(), postgres.Redact(dst), err)
+	}
+	to, err := Open(ctx, dst, Options{ReadOnly: true})
+	if err != nil {
+		return Head{}, err
+	}
+	defer to.Close()
+	got, err := to.Verify(ctx)
+	if err != nil {
+		return Head{}, err
+	}
+	if !got.OK() || got.Head() != rep.Head() {
+		return Head{}, fmt.Errorf("the copy in %s does not prove the source's head (seq %d %s; the copy: seq %d %s, %d problems)",
+			to.Path(), rep.Events, rep.ChainHead, got.Events, got.ChainHead, len(got.Problems))
+	}
+	return got.Head(), nil
+}
+
+// engineRetry is Store.retry for an engine not yet under a store.
+func engineRetry(ctx context.Context, eng *postgres.Engine, once func() error) error {
+	s := &Store{eng: eng}
+	return s.retry(ctx, once)
+}
+
+// copyRows copies every table in one writing transaction of the target,
+// reading the source in one snapshot.
+func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
+	tx, err := eng.Writer().BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	err = from.readOnce(ctx, func(rtx *Tx) error {
+		for _, table := range copyOrder {
+			if err := copyTable(ctx, rtx, tx, table); err != nil {
+				return fmt.Errorf("table %s: %w", table, err)
+			}
+		}
+		var h Head
+		if err := rtx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1").Scan(&h.Seq, &h.Hash); err != nil {
+			return err
+		}
+		if h.Seq > 0 {
+			if _, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = $1, hash = $2 WHERE one = 1", h.Seq, h.Hash); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for table, col := range identityCols {
+		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), coalesce(max(%s), 0) + 1, false) FROM %s", table, col, col, table)
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sequence of %s: %w", table, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// copyTable copies one table's rows, many per statement, column by
+// column as the source names them.
+func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string) error {
+	rows, err := src.QueryContext(ctx, "SELECT * FROM "+table)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	const batch = 200
+	var vals []any
+	flush := func() error {
+		if len(vals) == 0 {
+			return nil
+		}
+		n := len(vals) / len(cols)
+		var b strings.Builder
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
+		for r := 0; r < n; r++ {
+			if r > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?" + strings.Repeat(", ?", len(cols)-1) + ")")
+		}
+		_, err := dst.ExecContext(ctx, postgres.Rebind(b.String()), vals...)
+		vals = vals[:0]
+		return err
+	}
+	for rows.Next() {
+		row, err := scanFact(rows, len(cols))
+		if err != nil {
+			return err
+		}
+		vals = append(vals, row...)
+		if len(vals) >= batch*len(cols) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return flush()
+}
