@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,6 +56,7 @@ type Options struct {
 
 // Engine is an open PostgreSQL ledger.
 type Engine struct {
+	cfg      *pgx.ConnConfig // for the watch's own connection
 	db       *sql.DB
 	location string
 	ro       bool
@@ -75,7 +77,7 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: ledger URL: %v", engine.ErrInvalidInput, redactErr(err))
 	}
-	e := &Engine{db: stdlib.OpenDB(*cfg), location: Redact(dsn), ro: opt.ReadOnly}
+	e := &Engine{cfg: cfg, db: stdlib.OpenDB(*cfg), location: Redact(dsn), ro: opt.ReadOnly}
 	e.db.SetMaxOpenConns(8)
 	e.db.SetConnMaxIdleTime(time.Minute)
 	if err := e.prepare(ctx, opt); err != nil {
@@ -388,21 +390,63 @@ func (e *Engine) Backup(ctx context.Context, dest string) error {
 	return fmt.Errorf("%w: a PostgreSQL ledger is backed up with pg_dump (then 'tollgate verify' on the restored copy), not 'tollgate backup'", engine.ErrInvalidInput)
 }
 
-// Watch implements engine.Engine by polling the chain head's sequence,
-// one indexed row: every commit that matters appends an event.
+// Watch implements engine.Engine with LISTEN on the channel the events
+// trigger notifies at each commit (payload: the key only), on a
+// connection of its own; while that connection is down it falls back to
+// polling the chain head's sequence, one indexed row.
 func (e *Engine) Watch(ctx context.Context) (engine.Watch, error) {
-	return &watch{db: e.db, last: -1}, nil
+	w := &watch{db: e.db, last: -1, done: make(chan struct{})}
+	conn, err := pgx.ConnectConfig(ctx, e.cfg.Copy())
+	if err == nil {
+		_, err = conn.Exec(ctx, "LISTEN tollgate")
+		if err != nil {
+			conn.Close(ctx)
+		}
+	}
+	if err != nil {
+		close(w.done) // polling only
+		return w, nil
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	w.listening.Store(true)
+	go w.listen(lctx, conn)
+	return w, nil
 }
 
+// watch answers Changed from notifications while it listens, and from the
+// chain head's sequence otherwise.
 type watch struct {
-	db   *sql.DB
-	mu   sync.Mutex
-	last int64
+	db        *sql.DB
+	mu        sync.Mutex
+	last      int64
+	listening atomic.Bool
+	dirty     atomic.Bool
+	notified  atomic.Int64
+	cancel    context.CancelFunc
+	done      chan struct{}
+}
+
+func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
+	defer close(w.done)
+	defer conn.Close(context.Background())
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			w.listening.Store(false)
+			return
+		}
+		w.notified.Add(1)
+		w.dirty.Store(true)
+	}
 }
 
 func (w *watch) Changed(ctx context.Context) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.last >= 0 && w.listening.Load() {
+		return w.dirty.Swap(false), nil
+	}
+	w.dirty.Store(false)
 	var v int64
 	if err := w.db.QueryRowContext(ctx, "SELECT seq FROM chain_head WHERE one = 1").Scan(&v); err != nil {
 		return false, err
@@ -412,4 +456,10 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 	return changed, nil
 }
 
-func (w *watch) Close() error { return nil }
+func (w *watch) Close() error {
+	if w.cancel != nil {
+		w.cancel()
+	}
+	<-w.done
+	return nil
+}
