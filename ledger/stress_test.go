@@ -75,6 +75,7 @@ func stressWorker(s *Store, id int) int {
 
 // stressApprover approves pending keys until its stop file appears.
 func stressApprover(s *Store, stop string) int {
+	name := "approver-" + os.Getenv("TOLLGATE_CHILD_ID")
 	for {
 		if _, err := os.Stat(stop); err == nil {
 			return 0
@@ -85,7 +86,7 @@ func stressApprover(s *Store, stop string) int {
 			return 1
 		}
 		for _, r := range rows {
-			if _, err := s.Approve(ctx, r.Key, "approver", ""); err != nil && !errors.Is(err, approvals.ErrAlreadyDecided) {
+			if _, err := s.Approve(ctx, r.Key, name, ""); err != nil && !errors.Is(err, approvals.ErrAlreadyDecided) {
 				fmt.Fprintln(os.Stderr, err)
 				return 1
 			}
@@ -123,8 +124,9 @@ func stressConsole(s *Store, stop string) int {
 }
 
 // TestStress runs 8 worker processes of guard/report cycles over 2,000
-// keys, half shared, while a console process refreshes and an approver
-// process approves. `go test ./ledger -run Stress -stress.cycles 1000 -v`
+// keys, half shared, while a console process refreshes and two approver
+// processes approve at once (each approval needs both: one vote per
+// operator, one decision per key). `go test ./ledger -run Stress -stress.cycles 1000 -v`
 // is the full run; CI runs the default short one.
 func TestStress(t *testing.T) {
 	path := testLedger(t)
@@ -134,18 +136,20 @@ func TestStress(t *testing.T) {
 	}
 	defer s.Close()
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
-	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+	// Two approvers deciding at once, each key needing both.
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2}, "root")
 	stop := filepath.Join(t.TempDir(), "stop")
-	side := func(mode string) *exec.Cmd {
+	side := func(mode, id string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "TOLLGATE_CHILD="+mode, "TOLLGATE_CHILD_DB="+path, "TOLLGATE_CHILD_STOP="+stop)
+		cmd.Env = append(os.Environ(), "TOLLGATE_CHILD="+mode, "TOLLGATE_CHILD_DB="+path, "TOLLGATE_CHILD_STOP="+stop, "TOLLGATE_CHILD_ID="+id)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		return cmd
 	}
-	approver, console := side("stress-approver"), side("stress-console")
+	approvers := []*exec.Cmd{side("stress-approver", "1"), side("stress-approver", "2")}
+	console := side("stress-console", "")
 	start := time.Now()
 	var wg sync.WaitGroup
 	results := make([]stressResult, stressWorkers)
@@ -167,8 +171,10 @@ func TestStress(t *testing.T) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	os.WriteFile(stop, nil, 0o600)
-	if err := approver.Wait(); err != nil {
-		t.Errorf("approver: %v", err)
+	for i, a := range approvers {
+		if err := a.Wait(); err != nil {
+			t.Errorf("approver %d: %v", i+1, err)
+		}
 	}
 	if err := console.Wait(); err != nil {
 		t.Errorf("console: %v", err)
@@ -191,11 +197,20 @@ func TestStress(t *testing.T) {
 		(SELECT count(*) FROM permits p WHERE (SELECT count(*) FROM reports r WHERE r.action_key = p.action_key AND r.kind = 'accepted') != 1)
 		+ (SELECT count(*) FROM intents i JOIN policy_evals e USING (action_key) WHERE e.mode = 'approval'
 			AND (SELECT count(*) FROM approval_requests r WHERE r.action_key = i.action_key) != 1)
-		+ (SELECT count(*) FROM intents i WHERE NOT EXISTS (SELECT 1 FROM payloads p WHERE p.action_key = i.action_key))`).Scan(&bad)
+		+ (SELECT count(*) FROM intents i WHERE NOT EXISTS (SELECT 1 FROM payloads p WHERE p.action_key = i.action_key))
+		+ (SELECT count(*) FROM decisions d WHERE d.decision = 'approved'
+			AND (SELECT count(DISTINCT v.name_key) FROM votes v WHERE v.action_key = d.action_key AND v.decision = 'approved') != 2)
+		+ (SELECT count(*) FROM approval_requests q WHERE NOT EXISTS (SELECT 1 FROM decisions d WHERE d.action_key = q.action_key)
+			AND (SELECT count(*) FROM votes v WHERE v.action_key = q.action_key) > 1)`).Scan(&bad)
+	var decided int
+	db.QueryRow("SELECT count(*) FROM decisions").Scan(&decided)
+	if decided == 0 {
+		t.Fatal("the approvers decided nothing: the test proved nothing about them")
+	}
 	var npermits, nintents int
 	db.QueryRow("SELECT (SELECT count(*) FROM permits), (SELECT count(*) FROM intents)").Scan(&npermits, &nintents)
 	if bad != 0 || npermits != permits || reports != permits {
-		t.Fatalf("%d keys break one-request/one-permit/one-report; %d permits stored, %d given, %d reports", bad, npermits, permits, reports)
+		t.Fatalf("%d keys break one-request/one-permit/one-report/one-decision-of-two-votes; %d permits stored, %d given, %d reports", bad, npermits, permits, reports)
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
