@@ -48,6 +48,9 @@ type Env struct {
 	Console func(ctx context.Context, opt ConsoleOptions) error
 	// Demo runs the demo; wired by main like Console.
 	Demo func(ctx context.Context, opt DemoOptions) error
+	// Open opens a ledger; nil means ledger.Open. Tests give the CLI a
+	// fake here.
+	Open func(ctx context.Context, path string, opt ledger.Options) (Ledger, error)
 }
 
 // ConsoleOptions are the console's command-line settings.
@@ -113,6 +116,9 @@ type cmdCtx struct {
 func Main(ctx context.Context, args []string, env Env) int {
 	if env.Getenv == nil {
 		env.Getenv = os.Getenv
+	}
+	if env.Open == nil {
+		env.Open = openLedger
 	}
 	jsonMode := wantsJSON(args)
 	name := ""
@@ -298,13 +304,13 @@ func (c *cmdCtx) ledgerPath() (string, error) {
 // open opens the ledger chosen by --db, TOLLGATE_DB or the default path.
 // A writing command creates or migrates it; a reading command never
 // creates, migrates or changes a file.
-func (c *cmdCtx) open(ctx context.Context, readOnly bool) (*ledger.Store, error) {
+func (c *cmdCtx) open(ctx context.Context, readOnly bool) (Ledger, error) {
 	return c.openWith(ctx, ledger.Options{OneShot: !readOnly, ReadOnly: readOnly})
 }
 
 // openWith opens the ledger with opt; every writer also carries the
 // operators file, since guard checks each grant against it.
-func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (*ledger.Store, error) {
+func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, error) {
 	path, err := c.ledgerPath()
 	if err != nil {
 		return nil, err
@@ -314,7 +320,7 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (*ledger.Stor
 			return nil, err
 		}
 	}
-	return ledger.Open(ctx, path, opt)
+	return c.env.Open(ctx, path, opt)
 }
 
 // key returns the one positional key argument.

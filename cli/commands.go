@@ -164,7 +164,7 @@ func runRecord(ctx context.Context, c *cmdCtx, f *payloadArgs) (int, error) {
 	if _, err := ledger.CheckRecordInput(key, p, opt); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		in, err := s.Record(ctx, key, p, opt)
 		return ok(map[string]any{"key": key, "logical_key": in.Key.Logical, "epoch": in.Key.Epoch, "payload_sha256": in.SHA256,
 			"created": in.Created, "replayed": in.Replayed, "state": in.State, "redacted": in.Redacted}, func(w io.Writer) {
@@ -212,7 +212,7 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 	if _, err := ledger.CheckGuardInput(key, p, opt); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		a, err := guardWaiting(ctx, s, key, p, opt, f.wait)
 		if err != nil {
 			return answer{}, err
@@ -227,7 +227,7 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 
 // guardWaiting calls Guard, and with --wait polls (backing off to 5 s)
 // until the answer is no longer retry-later or the wait has passed.
-func guardWaiting(ctx context.Context, s *ledger.Store, key string, p ledger.Payload, opt ledger.GuardOptions, wait time.Duration) (ledger.Answer, error) {
+func guardWaiting(ctx context.Context, s Ledger, key string, p ledger.Payload, opt ledger.GuardOptions, wait time.Duration) (ledger.Answer, error) {
 	deadline := time.Now().Add(wait)
 	backoff := 250 * time.Millisecond
 	for {
@@ -279,7 +279,7 @@ func runReport(ctx context.Context, c *cmdCtx, f *reportFlags) (int, error) {
 	if err := ledger.CheckReportInput(key, o, opt); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		r, err := s.Report(ctx, key, f.permit, o, opt)
 		if err != nil {
 			return answer{}, err
@@ -315,7 +315,7 @@ func runStatus(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		d, err := s.Status(ctx, key)
 		return ok(d, func(w io.Writer) { statusText(w, d) }), err
 	})
@@ -328,7 +328,7 @@ func runShow(ctx context.Context, c *cmdCtx, f *showFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		d, err := s.Status(ctx, key)
 		out := map[string]any{"status": d}
 		if f.payload {
@@ -431,7 +431,7 @@ func runList(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
 			return 0, fmt.Errorf("%w (or fenced, conflict for the logged attempts)", err)
 		}
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		rows, err := s.List(ctx, filter)
 		if rows == nil {
 			rows = []ledger.Row{}
@@ -450,7 +450,7 @@ func listLogged(ctx context.Context, c *cmdCtx, f *listFlags) (int, error) {
 	if f.agent != "" || f.kind != "" || f.epoch != "" {
 		return 0, usagef("--state %s takes --prefix, --all and --limit only", f.state)
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		if f.state == "fenced" {
 			rows, err := s.Fenced(ctx, f.all, f.prefix, 0, f.limit)
 			if rows == nil {
@@ -496,7 +496,7 @@ func runDecide(decision ledger.DecisionKind) func(context.Context, *cmdCtx, *dec
 		if err := ledger.CheckDecisionInput(key, op, decision, f.reason); err != nil {
 			return 0, err
 		}
-		return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+		return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 			decide := s.Approve
 			if decision == ledger.DecisionRejected {
 				decide = s.Reject
@@ -525,7 +525,7 @@ func runReconcile(ctx context.Context, c *cmdCtx, f *reconcileFlags) (int, error
 	if err := ledger.CheckReconcileInput(key, result, op, f.note); err != nil {
 		return 0, err
 	}
-	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		r, err := s.Reconcile(ctx, key, result, op, f.note)
 		return ok(r, func(w io.Writer) {
 			fmt.Fprintf(w, "%s: reconciled %s by %s, %s\n", key, r.Result, safetext.Escape(r.Operator), safetext.Escape(r.Proof.String()))
@@ -559,7 +559,7 @@ func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error
 	if err := ledger.CheckPolicyInput(rule, op); err != nil {
 		return 0, err
 	}
-	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		r, err := s.SetPolicy(ctx, rule, op)
 		return ok(ruleJSON(r), func(w io.Writer) {
 			fmt.Fprintf(w, "rule %d: %s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), r.Mode, ttlText(r))
@@ -585,7 +585,7 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		rules, err := s.Policies(ctx)
 		out := []map[string]any{}
 		for _, r := range rules {
@@ -609,7 +609,7 @@ func runEpochActivate(ctx context.Context, c *cmdCtx, f *epochFlags) (int, error
 	if err := ledger.CheckEpochInput(f.epoch, op); err != nil {
 		return 0, err
 	}
-	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		e, err := s.ActivateEpoch(ctx, f.epoch, op)
 		return epochAnswer(e), err
 	})
@@ -629,7 +629,7 @@ func runEpochShow(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		e, err := s.Epoch(ctx)
 		return epochAnswer(e), err
 	})
@@ -647,7 +647,7 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		rep, err := s.Verify(ctx, heads...)
 		if err != nil {
 			return answer{}, err
@@ -687,7 +687,7 @@ func runMigrate(ctx context.Context, c *cmdCtx, f *migrateFlags) (int, error) {
 	if f.from != "" {
 		return copyLedger(ctx, c, f.from)
 	}
-	return withLedger(ctx, c, writing, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		h, err := s.Head(ctx)
 		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
 			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
@@ -719,7 +719,7 @@ func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 		return 0, err
 	}
 	// Export streams its lines itself: the answer prints nothing more.
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		_, err := s.Export(ctx, c.stdout)
 		return answer{}, err
 	})
@@ -738,7 +738,7 @@ func runBackup(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return runWith(c, s, func(s *ledger.Store) (answer, error) {
+	return runWith(c, s, func(s Ledger) (answer, error) {
 		h, err := s.Backup(ctx, c.pos[0])
 		if err == nil {
 			err = f.record(h, "backup")

@@ -109,7 +109,7 @@ func (c *cmdCtx) anchor() (*opkeys.Anchor, error) {
 // asOperator is the one runner for operator-authored writes: it opens the
 // ledger with the operator's keys, the anchor and the login name as the
 // unsigned default, then runs fn as withLedger does.
-func (k *keyArg) asOperator(ctx context.Context, c *cmdCtx, fn func(*ledger.Store) (answer, error)) (int, error) {
+func (k *keyArg) asOperator(ctx context.Context, c *cmdCtx, fn func(Ledger) (answer, error)) (int, error) {
 	signers, err := k.signers(c, askPassphrase)
 	if err != nil {
 		return 0, err
@@ -155,7 +155,7 @@ func runOperatorsAdd(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {
 	if _, err := opkeys.ParsePublicKey(c.pos[1]); err != nil {
 		return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
 	}
-	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		op, err := s.AddOperator(ctx, c.pos[0], c.pos[1])
 		return operatorAnswer("added", op), err
 	})
@@ -165,7 +165,7 @@ func runOperatorsRemove(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) 
 	if len(c.pos) != 1 {
 		return 0, usagef("expected exactly one NAME")
 	}
-	return f.asOperator(ctx, c, func(s *ledger.Store) (answer, error) {
+	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		op, err := s.RemoveOperator(ctx, c.pos[0])
 		return operatorAnswer("removed", op), err
 	})
@@ -181,7 +181,7 @@ func runOperatorsList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s *ledger.Store) (answer, error) {
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		set, err := s.Operators(ctx)
 		return ok(set, func(w io.Writer) {
 			if !set.Signed {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"io"
-
-	"github.com/tollgate-dev/tollgate/ledger"
 )
 
 // define makes a command whose flags are the fields of F: bind declares
@@ -50,7 +48,7 @@ func ok(json any, text func(w io.Writer)) answer { return answer{code: ExitOK, j
 // withLedger is the one runner: it opens the ledger as acc, calls fn,
 // closes the ledger and prints fn's answer as JSON or text. A refusal is
 // returned to Main, which prints it (refusal) and exits with its code.
-func withLedger(ctx context.Context, c *cmdCtx, acc access, fn func(*ledger.Store) (answer, error)) (int, error) {
+func withLedger(ctx context.Context, c *cmdCtx, acc access, fn func(Ledger) (answer, error)) (int, error) {
 	s, err := c.open(ctx, acc == reading)
 	if err != nil {
 		return 0, err
@@ -59,7 +57,7 @@ func withLedger(ctx context.Context, c *cmdCtx, acc access, fn func(*ledger.Stor
 }
 
 // runWith calls fn on an open store, closes it and prints the answer.
-func runWith(c *cmdCtx, s *ledger.Store, fn func(*ledger.Store) (answer, error)) (int, error) {
+func runWith(c *cmdCtx, s Ledger, fn func(Ledger) (answer, error)) (int, error) {
 	a, err := fn(s)
 	if cerr := s.Close(); err == nil && cerr != nil {
 		err = cerr

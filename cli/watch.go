@@ -42,7 +42,7 @@ type watchEvent struct {
 
 // watcher remembers what it already said, so each event is said once.
 type watcher struct {
-	s    *ledger.Store
+	s    Ledger
 	warn time.Duration
 	seen map[string]bool
 }

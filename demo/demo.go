@@ -104,7 +104,7 @@ func Run(ctx context.Context, opt Options) (err error) {
 }
 
 // Seed sets the demo's policy rules and activates an epoch, returning it.
-func Seed(ctx context.Context, s *ledger.Store, operator string, key ssh.Signer) (string, error) {
+func Seed(ctx context.Context, s Ledger, operator string, key ssh.Signer) (string, error) {
 	if operator == "" {
 		operator = "operator"
 	}
@@ -233,7 +233,7 @@ func (a agent) run(ctx context.Context, opt Options) {
 
 // step guards one open action; it returns true when the agent is done
 // with it.
-func (a agent) step(ctx context.Context, s *ledger.Store, o *open, opt Options) bool {
+func (a agent) step(ctx context.Context, s Ledger, o *open, opt Options) bool {
 	p := ledger.Payload{Kind: a.kind, Target: a.target(o.n), Body: a.body(o.n)}
 	lease := a.lease
 	if lease > 0 {

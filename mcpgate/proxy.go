@@ -46,7 +46,7 @@ type ProxyOptions struct {
 // Proxy is an MCP server that offers an upstream server's tools and puts
 // guard in front of each call.
 type Proxy struct {
-	store    *ledger.Store
+	store    Ledger
 	upstream *mcp.ClientSession
 	server   *mcp.Server
 	opt      ProxyOptions
@@ -59,7 +59,7 @@ type Proxy struct {
 // NewProxy connects to the upstream server over transport (for a
 // command, an mcp.CommandTransport), lists its tools, and returns the
 // proxy offering them. Close stops the upstream.
-func NewProxy(ctx context.Context, store *ledger.Store, upstream mcp.Transport, opt ProxyOptions) (*Proxy, error) {
+func NewProxy(ctx context.Context, store Ledger, upstream mcp.Transport, opt ProxyOptions) (*Proxy, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = time.Minute
 	}

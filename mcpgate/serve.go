@@ -52,7 +52,7 @@ type ServeOptions struct {
 // status on store. There is no decision tool: approving, rejecting and
 // reconciling are an operator's, in the console or the CLI, with the
 // operator's key.
-func NewServer(store *ledger.Store, opt ServeOptions) *mcp.Server {
+func NewServer(store Ledger, opt ServeOptions) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tollgate", Version: Version}, &mcp.ServerOptions{
 		Instructions: "Before any consequential action (refund, email, export, publish, maintenance), call guard with a stable key and the exact payload. " +
 			"Execute only on PERMITTED, then call report. PENDING means an operator must approve: stop, and call guard again later with the same key and payload. " +
@@ -96,7 +96,7 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
 }
 
-func guardTool(store *ledger.Store, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, any] {
+func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in GuardInput) (*mcp.CallToolResult, any, error) {
 		agent := opt.Agent
 		if in.Agent != "" {
@@ -117,7 +117,7 @@ func guardTool(store *ledger.Store, opt ServeOptions) mcp.ToolHandlerFor[GuardIn
 	}
 }
 
-func reportTool(store *ledger.Store) mcp.ToolHandlerFor[ReportInput, any] {
+func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, any, error) {
 		r, err := store.Report(ctx, in.Key, in.PermitID, ledger.Outcome(in.Outcome),
 			ledger.ReportOptions{Ref: in.Ref, Latency: time.Duration(in.LatencyMS) * time.Millisecond})
@@ -133,7 +133,7 @@ func reportTool(store *ledger.Store) mcp.ToolHandlerFor[ReportInput, any] {
 	}
 }
 
-func statusTool(store *ledger.Store) mcp.ToolHandlerFor[StatusInput, any] {
+func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in StatusInput) (*mcp.CallToolResult, any, error) {
 		d, err := store.Status(ctx, in.Key)
 		if err != nil {
