@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -68,8 +69,10 @@ type Store struct {
 	// engineClock is set when no clock was injected: an engine with a
 	// shared clock (PostgreSQL) then judges deadlines.
 	engineClock bool
-	ro          bool
-	one         bool // OneShot
+	// noEngineClock is set once the engine answered it has no clock.
+	noEngineClock atomic.Bool
+	ro            bool
+	one           bool // OneShot
 	// id is the ledger id, cached for the writer.
 	id idCache
 	// signers, operator and anchor: see Options.
@@ -148,10 +151,16 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	}
 	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, engineClock: engineClock, ro: opt.ReadOnly || eng.Writer() == nil,
 		one: opt.OneShot && eng.Writer() != nil, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
-	if s.w != nil {
-		s.wc = newStmtCache(s.w, s.one, eng.Rebind)
+	// An engine that takes ? as written (SQLite) gets no rebind call on
+	// the hot path.
+	rebind := eng.Rebind
+	if rebind("?") == "?" {
+		rebind = nil
 	}
-	s.rc = newStmtCache(s.r, s.one, eng.Rebind)
+	if s.w != nil {
+		s.wc = newStmtCache(s.w, s.one, rebind)
+	}
+	s.rc = newStmtCache(s.r, s.one, rebind)
 	if s.one {
 		return s, nil // fastLookup asks the writer connection, unprepared
 	}
@@ -277,7 +286,7 @@ func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
 // begin reads the transaction's clock once: the engine's where it has one
 // that every host shares and no clock was injected, else the store's.
 func (s *Store) begin(ctx context.Context, tx *Tx) error {
-	if s.engineClock {
+	if s.engineClock && !s.noEngineClock.Load() {
 		t, err := s.eng.Clock(ctx, tx.tx)
 		if err != nil {
 			return err
@@ -286,6 +295,7 @@ func (s *Store) begin(ctx context.Context, tx *Tx) error {
 			tx.now = toMS(t)
 			return nil
 		}
+		s.noEngineClock.Store(true) // the engine has none: ask no more
 	}
 	tx.now = toMS(s.now())
 	return nil
