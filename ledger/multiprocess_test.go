@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 )
@@ -39,6 +41,10 @@ type childResult struct {
 func childMain(mode string) int {
 	path := os.Getenv("TOLLGATE_CHILD_DB")
 	id, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_ID"))
+	if m, ok := strings.CutPrefix(mode, "contend-"); ok {
+		until, _ := strconv.ParseInt(os.Getenv("TOLLGATE_CHILD_UNTIL"), 10, 64)
+		return contendChild(m, path, id, time.UnixMilli(until))
+	}
 	keys, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_KEYS"))
 	s, err := Open(ctx, path, Options{})
 	if err != nil {

@@ -50,6 +50,9 @@ type Options struct {
 	// Operator is the name used on a ledger that was never signed when a
 	// call names none (the CLI passes the login name).
 	Operator string
+	// NoWriterQueue leaves SQLite writers waiting in its busy handler, as
+	// before the writer queue: only for the benchmark that compares them.
+	NoWriterQueue bool
 	// Anchor, when set, is the allowed_signers list outside the ledger:
 	// a signing key must be listed there too, for permits and signing.
 	Anchor *opkeys.Anchor
@@ -129,7 +132,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
 	} else {
 		eng, err = sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
-			Existing: opt.Existing, After: afterMigration(now, nil)})
+			Existing: opt.Existing, After: afterMigration(now, nil), NoWriterQueue: opt.NoWriterQueue})
 	}
 	if err != nil {
 		return nil, err
@@ -226,6 +229,11 @@ func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
+	release, err := s.eng.WriteTurn(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	stx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -41,6 +41,11 @@ type Engine interface {
 	Writer() *sql.DB
 	// Reader is the pool reads run on; it never writes.
 	Reader() *sql.DB
+	// WriteTurn waits, until ctx ends, for this caller's turn to write,
+	// before the transaction begins, and returns what gives the turn
+	// back after it ends: where the engine's own lock is polled (SQLite's
+	// busy handler), a queue that hands it over promptly and fairly.
+	WriteTurn(ctx context.Context) (release func(), err error)
 	// Rebind rewrites a statement's ? placeholders into the engine's own.
 	Rebind(query string) string
 	// LockSuffix is what a SELECT of one row appends to hold that row

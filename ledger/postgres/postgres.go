@@ -292,6 +292,10 @@ func Rebind(q string) string {
 // LockSuffix implements engine.Engine: a row lock held to commit.
 func (e *Engine) LockSuffix() string { return " FOR UPDATE" }
 
+// WriteTurn implements engine.Engine: the chain head's row lock already
+// queues writers in the server, which wakes the next at once.
+func (e *Engine) WriteTurn(context.Context) (func(), error) { return func() {}, nil }
+
 // IndexedBy implements engine.Engine: PostgreSQL's planner takes no
 // index hint.
 func (e *Engine) IndexedBy(string) string { return "" }

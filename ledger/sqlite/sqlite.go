@@ -45,6 +45,9 @@ type Options struct {
 	Existing bool
 	// After is the state machine's step of a migration that needs one.
 	After engine.Migration
+	// NoWriterQueue leaves waiting writers to SQLite's busy handler
+	// alone, as before the writer queue: for the benchmark that compares.
+	NoWriterQueue bool
 }
 
 // Engine is an open SQLite ledger.
@@ -52,6 +55,7 @@ type Engine struct {
 	path string
 	w    *sql.DB // one connection, BEGIN IMMEDIATE
 	r    *sql.DB // readers, query_only
+	q    *writerQueue
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -174,6 +178,9 @@ func (e *Engine) openPools(ctx context.Context, opt Options) error {
 			engine.ErrNeedsMigration, e.path, version, schemaVersion())
 	}
 	if !opt.ReadOnly {
+		if !opt.NoWriterQueue {
+			e.q = newWriterQueue(e.path)
+		}
 		if kind != kindLedger {
 			if err := e.migrate(ctx, version, opt.After); err != nil {
 				return fmt.Errorf("open ledger %s: %w", e.path, err)
@@ -226,6 +233,14 @@ func (e *Engine) Rebind(q string) string { return q }
 // holds the only write lock, so a row read in it cannot change under it.
 func (e *Engine) LockSuffix() string { return "" }
 
+// WriteTurn implements engine.Engine: the writer queue, where there is one.
+func (e *Engine) WriteTurn(ctx context.Context) (func(), error) {
+	if e.q == nil {
+		return func() {}, nil
+	}
+	return e.q.acquire(ctx)
+}
+
 // IndexedBy implements engine.Engine with SQLite's INDEXED BY.
 func (e *Engine) IndexedBy(index string) string { return " INDEXED BY " + index }
 
@@ -249,6 +264,9 @@ func (e *Engine) Close() error {
 	var err error
 	if e.r != nil {
 		err = e.r.Close()
+	}
+	if e.q != nil {
+		defer e.q.close()
 	}
 	if e.w != nil {
 		if e2 := e.w.Close(); err == nil {
