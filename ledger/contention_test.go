@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -111,9 +110,7 @@ func contend(b *testing.B, mode string, n int, d time.Duration) []contendResult 
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "TOLLGATE_CHILD=contend-"+mode, "TOLLGATE_CHILD_DB="+path,
-				"TOLLGATE_CHILD_ID="+strconv.Itoa(i), "TOLLGATE_CHILD_UNTIL="+strconv.FormatInt(until.UnixMilli(), 10))
+			cmd := childCmd("contend-"+mode, path, "TOLLGATE_CHILD_ID="+strconv.Itoa(i), "TOLLGATE_CHILD_UNTIL="+strconv.FormatInt(until.UnixMilli(), 10))
 			b, err := cmd.Output()
 			if err == nil {
 				err = json.Unmarshal(b, &out[i])

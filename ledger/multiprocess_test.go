@@ -110,6 +110,14 @@ func childMain(mode string) int {
 	return 0
 }
 
+// childCmd is this test binary run as a child process in mode on the
+// ledger at path, with env added.
+func childCmd(mode, path string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "TOLLGATE_CHILD="+mode, "TOLLGATE_CHILD_DB="+path), env...)
+	return cmd
+}
+
 // runChildren starts n copies of the test binary in mode and collects
 // their JSON lines.
 func runChildren(t *testing.T, path, mode string, n, keys int, firstID int) [][]childResult {
@@ -120,9 +128,7 @@ func runChildren(t *testing.T, path, mode string, n, keys int, firstID int) [][]
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "TOLLGATE_CHILD="+mode, "TOLLGATE_CHILD_DB="+path,
-				"TOLLGATE_CHILD_ID="+strconv.Itoa(firstID+i), "TOLLGATE_CHILD_KEYS="+strconv.Itoa(keys))
+			cmd := childCmd(mode, path, "TOLLGATE_CHILD_ID="+strconv.Itoa(firstID+i), "TOLLGATE_CHILD_KEYS="+strconv.Itoa(keys))
 			b, err := cmd.Output()
 			if err != nil {
 				t.Errorf("child %d: %v", i, err)
