@@ -3,6 +3,7 @@ package ledger
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -15,6 +16,27 @@ import (
 // The raw baselines use the same file, pragmas and one-connection
 // immediate-transaction writer as the Store, so the ratios measure
 // tollgate's own work, not the disk.
+
+// seedWriter is the honest baseline: the seed fixture's bare intents
+// table alone in its own file, with the Store's pragmas and WAL, written
+// through one immediate-transaction connection.
+func seedWriter(b *testing.B) *sql.DB { return seedWriterAt(b, filepath.Join(b.TempDir(), "seed.db")) }
+
+func seedWriterAt(b *testing.B, path string) *sql.DB {
+	db, err := sql.Open("sqlite", sqlite.WriterDSN(path))
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	b.Cleanup(func() { db.Close() })
+	if _, err := db.Exec("PRAGMA journal_mode = WAL"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec(fixtureCreate); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
 
 func rawWriter(b *testing.B) *sql.DB {
 	path := filepath.Join(b.TempDir(), "raw.db")
@@ -122,6 +144,7 @@ func BenchmarkGuardReplay(b *testing.B) {
 // throughput ratios (baseline time / operation time).
 func BenchmarkRatios(b *testing.B) {
 	raw := rawWriter(b)
+	seed := seedWriter(b)
 	s, _ := openTest(b)
 	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
 	s.Record(ctx, "k", pay, RecordOptions{})
@@ -131,7 +154,8 @@ func BenchmarkRatios(b *testing.B) {
 	}
 	defer sel.Close()
 	h := pay.Digest()
-	var tRaw, tNew, tGuard, tSel, tRetry []time.Duration
+	var tRaw, tSeed, tNew, tGuard, tSel, tRetry []time.Duration
+	var tSelPairs, tRetryPairs []time.Duration // unsorted, in the order timed
 	timeIt := func(dst *[]time.Duration, f func() error) {
 		start := time.Now()
 		if err := f(); err != nil {
@@ -151,6 +175,16 @@ func BenchmarkRatios(b *testing.B) {
 			}
 			return tx.Commit()
 		})
+		timeIt(&tSeed, func() error {
+			tx, err := seed.Begin()
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(fixtureInsert, fmt.Sprintf("seed:%d", i), h); err != nil {
+				return err
+			}
+			return tx.Commit()
+		})
 		timeIt(&tNew, func() error {
 			_, err := s.Record(ctx, fmt.Sprintf("rec:%d", i), pay, RecordOptions{Agent: "bench"})
 			return err
@@ -162,6 +196,7 @@ func BenchmarkRatios(b *testing.B) {
 		for j := 0; j < 20; j++ {
 			timeIt(&tSel, func() error { var x string; return sel.QueryRow("k").Scan(&x) })
 			timeIt(&tRetry, func() error { _, err := s.Record(ctx, "k", pay, RecordOptions{}); return err })
+			tSelPairs, tRetryPairs = append(tSelPairs, tSel[len(tSel)-1]), append(tRetryPairs, tRetry[len(tRetry)-1])
 		}
 	}
 	b.StopTimer()
@@ -169,8 +204,13 @@ func BenchmarkRatios(b *testing.B) {
 		slices.Sort(d)
 		return float64(d[len(d)/2].Nanoseconds()) / 1000
 	}
-	raw_, new_, guard, sel_, retry := med(tRaw), med(tNew), med(tGuard), med(tSel), med(tRetry)
+	raw_, seed_, new_, guard, sel_, retry := med(tRaw), med(tSeed), med(tNew), med(tGuard), med(tSel), med(tRetry)
 	b.ReportMetric(raw_, "raw-insert-us")
+	b.ReportMetric(seed_, "seed-insert-us")
+	// Against the seed's bare table, the honest baseline (issue "write
+	// path": goals 0.8 and 0.6, reported here, not yet met).
+	b.ReportMetric(seed_/new_, "new/seed")
+	b.ReportMetric(seed_/guard, "guard/seed")
 	b.ReportMetric(new_, "record-new-us")
 	b.ReportMetric(guard, "guard-auto-us")
 	b.ReportMetric(sel_, "raw-select-us")
@@ -178,6 +218,14 @@ func BenchmarkRatios(b *testing.B) {
 	b.ReportMetric(raw_/new_, "new/raw")
 	b.ReportMetric(raw_/guard, "guard/raw")
 	b.ReportMetric(sel_/retry, "retry/select")
+	// Each retry was timed right after its SELECT: the median of the pairs'
+	// ratios is what drift between pairs cannot move.
+	pairs := make([]float64, len(tSelPairs))
+	for i := range pairs {
+		pairs[i] = float64(tSelPairs[i]) / float64(tRetryPairs[i])
+	}
+	slices.Sort(pairs)
+	b.ReportMetric(pairs[len(pairs)/2], "retry/select-paired")
 	// The goals of the ledger core: a run below them fails. Go first runs
 	// every benchmark once with b.N = 1, whose medians say little.
 	if b.N < 100 {
@@ -186,7 +234,104 @@ func BenchmarkRatios(b *testing.B) {
 	if raw_/new_ < 0.6 {
 		b.Errorf("Record of a new key runs at %.2f of the raw insert; the goal is at least 0.6", raw_/new_)
 	}
-	if sel_/retry < 0.9 {
-		b.Errorf("an identical Record retry runs at %.2f of a bare primary-key SELECT; the goal is at least 0.9", sel_/retry)
+	if paired := pairs[len(pairs)/2]; paired < 0.9 {
+		b.Errorf("an identical Record retry runs at %.3f of a bare primary-key SELECT (median of paired ratios); the goal is at least 0.9", paired)
+	}
+}
+
+// walFrames is the number of frames in path's write-ahead log: a commit
+// appends one frame per page it changed (the log is reused from its start
+// after a checkpoint, so this is read on a fresh file, before the first).
+func walFrames(b *testing.B, path string) int64 {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil {
+		return 0
+	}
+	const header, frame = 32, 24 + 4096
+	return (fi.Size() - header) / frame
+}
+
+// BenchmarkFootprint measures what one action costs on disk, beside the
+// seed's bare table in the same run: pages written per commit (WAL frames
+// over 40 commits on a fresh file) and bytes per action (the file after
+// 2,000 actions, checkpointed). Reported, with the goals of issue "write
+// path" (≤ 8 pages per guard; ≤ 4x the seed's bytes for Record and ≤ 8x
+// for Guard), not yet met.
+func BenchmarkFootprint(b *testing.B) {
+	const commits, actions = 40, 2000
+	type variant struct {
+		name  string
+		write func(s *Store, db *sql.DB, i int) error
+	}
+	h := pay.Digest()
+	vs := []variant{
+		{"seed", func(_ *Store, db *sql.DB, i int) error {
+			_, err := db.Exec(fixtureInsert, fmt.Sprintf("k:%d", i), h)
+			return err
+		}},
+		{"record", func(s *Store, _ *sql.DB, i int) error {
+			_, err := s.Record(ctx, fmt.Sprintf("k:%d", i), Payload{"auto", "acct-1", fmt.Sprintf("refund %d EUR", i)}, RecordOptions{Agent: "bench"})
+			return err
+		}},
+		{"guard", func(s *Store, _ *sql.DB, i int) error {
+			_, err := s.Guard(ctx, fmt.Sprintf("k:%d", i), Payload{"auto", "acct-1", fmt.Sprintf("refund %d EUR", i)}, GuardOptions{Agent: "bench"})
+			return err
+		}},
+		{"guard-redacted", func(s *Store, _ *sql.DB, i int) error {
+			_, err := s.Guard(ctx, fmt.Sprintf("k:%d", i), Payload{"auto", "acct-1", fmt.Sprintf("refund %d EUR", i)}, GuardOptions{Agent: "bench", Redact: true})
+			return err
+		}},
+	}
+	for n := 0; n < b.N; n++ {
+		bytes := map[string]float64{}
+		for _, v := range vs {
+			path := filepath.Join(b.TempDir(), v.name+".db")
+			var s *Store
+			var db *sql.DB
+			if v.name == "seed" {
+				db = seedWriterAt(b, path)
+			} else {
+				var err error
+				if s, err = Open(ctx, path, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
+				checkpoint(b, s.w)
+			}
+			w := db
+			if s != nil {
+				w = s.w
+			}
+			before := walFrames(b, path)
+			for i := 0; i < commits; i++ {
+				if err := v.write(s, db, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(walFrames(b, path)-before)/commits, v.name+"-pages/commit")
+			checkpoint(b, w)
+			fi0, _ := os.Stat(path)
+			for i := commits; i < commits+actions; i++ {
+				if err := v.write(s, db, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			checkpoint(b, w)
+			fi, _ := os.Stat(path)
+			bytes[v.name] = float64(fi.Size()-fi0.Size()) / actions
+			b.ReportMetric(bytes[v.name], v.name+"-bytes/action")
+			if s != nil {
+				s.Close()
+			}
+		}
+		b.ReportMetric(bytes["record"]/bytes["seed"], "record/seed-bytes")
+		b.ReportMetric(bytes["guard"]/bytes["seed"], "guard/seed-bytes")
+	}
+}
+
+// checkpoint moves the WAL into the file and truncates the log.
+func checkpoint(b *testing.B, db *sql.DB) {
+	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		b.Fatal(err)
 	}
 }
