@@ -103,6 +103,9 @@ func TestPostgresRolesRefuseWhatTheyMayNotDo(t *testing.T) {
 // never half done; each key has one intent, one permit and one report,
 // and verify finds the chain whole.
 func TestPostgresConnectionKilledMidTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the full run terminates sessions for 10 s")
+	}
 	u := pgtest.DB(t)
 	s, err := Open(ctx, u, Options{})
 	if err != nil {
