@@ -648,7 +648,15 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 		return 0, err
 	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		rep, err := s.Verify(ctx, heads...)
+		var step func(int, string)
+		if isTerminal(c.env.Stderr) {
+			// A large ledger takes a while: say where verify is, on the
+			// operator's terminal only, after two quiet seconds.
+			p := startProgress(c.env.Stderr, 2*time.Second, 250*time.Millisecond)
+			defer p.finish()
+			step = p.step
+		}
+		rep, err := s.VerifyWith(ctx, step, heads...)
 		if err != nil {
 			return answer{}, err
 		}

@@ -36,6 +36,7 @@ type Ledger interface {
 	RemoveOperator(ctx context.Context, name string) (ledger.Operator, error)
 	Head(ctx context.Context) (ledger.Head, error)
 	Verify(ctx context.Context, witnessed ...ledger.Head) (ledger.VerifyReport, error)
+	VerifyWith(ctx context.Context, step func(n int, name string), witnessed ...ledger.Head) (ledger.VerifyReport, error)
 	Export(ctx context.Context, w io.Writer) (int, error)
 	Backup(ctx context.Context, dest string) (ledger.Head, error)
 	Watch(ctx context.Context) (ledger.Watch, error)

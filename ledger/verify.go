@@ -69,9 +69,35 @@ func (r VerifyReport) Head() Head {
 // every operator signature, and every operator-authored fact on a signed
 // ledger signed; and every witnessed head of this ledger still on the chain.
 func (s *Store) Verify(ctx context.Context, witnessed ...Head) (VerifyReport, error) {
+	return s.VerifyWith(ctx, nil, witnessed...)
+}
+
+// verifySteps names verify's steps in the order it takes them, for a
+// caller that shows progress.
+var verifySteps = [...]struct {
+	name string
+	run  func(context.Context, *Tx, *VerifyReport) error
+}{
+	{"the hash chain", verifyChain}, {"fact rows against their events", verifyFacts}, {"payload digests", verifyPayloads},
+	{"conflicts", verifyConflicts}, {"the projection", verifyIndex}, {"permits' justifications", verifyJustified},
+	{"signatures", verifySignatures},
+}
+
+// VerifyStepCount is how many steps VerifyWith reports, the engine's own
+// check and the witnessed heads included.
+const VerifyStepCount = len(verifySteps) + 2
+
+// VerifyWith is Verify, calling step (when not nil) as each of its steps
+// begins, with the step's number from 1 and its name: a long run on a
+// large ledger can say where it is.
+func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), witnessed ...Head) (VerifyReport, error) {
+	if step == nil {
+		step = func(int, string) {}
+	}
 	var rep VerifyReport
 	err := s.read(ctx, func(tx *Tx) error {
 		rep = VerifyReport{}
+		step(1, "the engine's integrity check")
 		var err error
 		if rep.Integrity, err = s.eng.Integrity(ctx, tx.tx); err != nil {
 			return err
@@ -81,13 +107,13 @@ func (s *Store) Verify(ctx context.Context, witnessed ...Head) (VerifyReport, er
 			return err
 		}
 		rep.LedgerID = id
-		for _, step := range []func(context.Context, *Tx, *VerifyReport) error{
-			verifyChain, verifyFacts, verifyPayloads, verifyConflicts, verifyIndex, verifyJustified, verifySignatures,
-		} {
-			if err := step(ctx, tx, &rep); err != nil {
+		for i, st := range verifySteps {
+			step(i+2, st.name)
+			if err := st.run(ctx, tx, &rep); err != nil {
 				return err
 			}
 		}
+		step(VerifyStepCount, "witnessed heads")
 		return verifyWitnessed(ctx, tx, &rep, witnessed)
 	})
 	return rep, err
