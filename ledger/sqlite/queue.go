@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
@@ -26,6 +25,9 @@ type writerQueue struct {
 
 func newWriterQueue(path string) *writerQueue {
 	q := &writerQueue{turn: make(chan struct{}, 1)}
+	if !fileLocks {
+		return q // in-process order only; SQLite's lock does the rest
+	}
 	if f, err := os.OpenFile(path+"-lock", os.O_RDWR|os.O_CREATE, 0o600); err == nil {
 		q.f = f
 	}
@@ -43,12 +45,12 @@ func (q *writerQueue) acquire(ctx context.Context) (release func(), err error) {
 	if q.f == nil {
 		return func() { <-q.turn }, nil
 	}
-	fd := int(q.f.Fd())
-	if syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+	fd := q.f.Fd()
+	if tryLock(fd) == nil {
 		return q.unlocker(fd), nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- flockRetry(fd) }()
+	go func() { done <- lock(fd) }()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -60,7 +62,7 @@ func (q *writerQueue) acquire(ctx context.Context) (release func(), err error) {
 		// The lock may still arrive: give it back when it does.
 		go func() {
 			if <-done == nil {
-				syscall.Flock(fd, syscall.LOCK_UN)
+				unlock(fd)
 			}
 			<-q.turn
 		}()
@@ -68,20 +70,10 @@ func (q *writerQueue) acquire(ctx context.Context) (release func(), err error) {
 	}
 }
 
-func (q *writerQueue) unlocker(fd int) func() {
+func (q *writerQueue) unlocker(fd uintptr) func() {
 	return func() {
-		syscall.Flock(fd, syscall.LOCK_UN)
+		unlock(fd)
 		<-q.turn
-	}
-}
-
-// flockRetry blocks for the lock, again after a signal interrupts it.
-func flockRetry(fd int) error {
-	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			return err
-		}
 	}
 }
 
