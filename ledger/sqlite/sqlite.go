@@ -45,9 +45,10 @@ type Options struct {
 	Existing bool
 	// After is the state machine's step of a migration that needs one.
 	After engine.Migration
-	// NoWriterQueue leaves waiting writers to SQLite's busy handler
-	// alone, as before the writer queue: for the benchmark that compares.
-	NoWriterQueue bool
+	// WriterQueue orders this engine's writers through the writer queue
+	// (queue.go) before SQLite's lock. Off by default until a console stall
+	// seen under the race detector with it on is understood.
+	WriterQueue bool
 }
 
 // Engine is an open SQLite ledger.
@@ -178,7 +179,7 @@ func (e *Engine) openPools(ctx context.Context, opt Options) error {
 			engine.ErrNeedsMigration, e.path, version, schemaVersion())
 	}
 	if !opt.ReadOnly {
-		if !opt.NoWriterQueue {
+		if opt.WriterQueue {
 			e.q = newWriterQueue(e.path)
 		}
 		if kind != kindLedger {
