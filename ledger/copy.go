@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
@@ -50,7 +51,7 @@ func CopyToPostgres(ctx context.Context, src, dst string) (Head, error) {
 	if err != nil {
 		return Head{}, err
 	}
-	err = engineRetry(ctx, eng, func() error { return copyRows(ctx, from, eng) })
+	err = engine.Retry(ctx, eng, func() error { return copyRows(ctx, from, eng) })
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
@@ -71,12 +72,6 @@ func CopyToPostgres(ctx context.Context, src, dst string) (Head, error) {
 			to.Path(), rep.Events, rep.ChainHead, got.Events, got.ChainHead, len(got.Problems))
 	}
 	return got.Head(), nil
-}
-
-// engineRetry is Store.retry for an engine not yet under a store.
-func engineRetry(ctx context.Context, eng *postgres.Engine, once func() error) error {
-	s := &Store{eng: eng}
-	return s.retry(ctx, once)
 }
 
 // copyRows copies every table in one writing transaction of the target,
