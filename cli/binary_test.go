@@ -405,11 +405,19 @@ func TestExportEvidence(t *testing.T) {
 	r = run(t, db, "", "export")
 	want(t, r, 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != 2 || strings.Contains(r.stdout, "secret-body") {
+	if len(lines) != 3 || strings.Contains(r.stdout, "secret-body") {
 		t.Fatalf("export:\n%s", r.stdout)
 	}
-	var e map[string]any
-	json.Unmarshal([]byte(lines[0]), &e)
+	// Key order; the last line is the head the pass proved.
+	var n, e, end map[string]any
+	json.Unmarshal([]byte(lines[0]), &n)
+	json.Unmarshal([]byte(lines[1]), &e)
+	json.Unmarshal([]byte(lines[2]), &end)
+	v := run(t, db, "", "verify", "--json").json(t)
+	if n["key"] != "note:1" || end["chain_verified"] != true || end["actions"] != 2.0 ||
+		end["head"].(map[string]any)["hash"] != v["chain_head"] || end["head"].(map[string]any)["seq"] != v["events"] {
+		t.Fatalf("export:\n%s\nverify: %v", r.stdout, v)
+	}
 	if e["key"] != "refund:1" || e["state"] != "succeeded" || e["redaction"] != "redacted" || e["chain_verified"] != true ||
 		e["latency_ms"] != 250.0 || e["permit_id"] != permit || len(e["reports"].([]any)) != 1 || e["last_event_hash"] == "" {
 		t.Fatalf("evidence: %v", e)
@@ -511,5 +519,82 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	}
 	if g > 20 {
 		b.Logf("median %.1f ms is over the 20 ms goal (floor %.1f ms)", g, f)
+	}
+}
+
+// BenchmarkExportDump100k runs, interleaved on one copy of the cached
+// 100,000-action ledger, tollgate export against sqlite3 .dump of the same
+// file, and tollgate verify against PRAGMA integrity_check, and reports
+// the medians, their ratios and export's peak resident memory. It fails
+// when export takes over 3x the dump or over 64 MB. TOLLGATE_BENCH_ACTIONS
+// picks another size (1000000 for the README's figure).
+func BenchmarkExportDump100k(b *testing.B) {
+	sqlite3, err := exec.LookPath("sqlite3")
+	if err != nil {
+		if os.Getenv("TOLLGATE_REQUIRE_SQLITE3") != "" {
+			b.Fatal("sqlite3 is not on PATH: the baseline cannot run")
+		}
+		b.Skip("sqlite3 is not on PATH")
+	}
+	n := 100_000
+	if v := os.Getenv("TOLLGATE_BENCH_ACTIONS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	src, err := benchledger.Path(n, n/100)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := filepath.Join(b.TempDir(), "ledger.db")
+	if err := benchledger.Copy(src, db); err != nil {
+		b.Fatal(err)
+	}
+	// timed runs name to completion with its output discarded and returns
+	// the wall time and the peak resident set.
+	timed := func(name string, args ...string) (time.Duration, int64) {
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, stderr.String())
+		}
+		d := time.Since(start)
+		return d, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	}
+	var exp, dump, ver, integ []time.Duration
+	var rss int64
+	timed(sqlite3, db, ".dump") // the first read brings the file into the page cache
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d, r := timed(bin, "--db", db, "export")
+		exp, rss = append(exp, d), max(rss, r)
+		d, _ = timed(sqlite3, db, ".dump")
+		dump = append(dump, d)
+		d, _ = timed(bin, "--db", db, "verify", "--witness", filepath.Join(b.TempDir(), "witness"))
+		ver = append(ver, d)
+		d, _ = timed(sqlite3, db, "PRAGMA integrity_check")
+		integ = append(integ, d)
+	}
+	b.StopTimer()
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return d[len(d)/2].Seconds()
+	}
+	e, du, v, ic := med(exp), med(dump), med(ver), med(integ)
+	b.ReportMetric(e, "export-s")
+	b.ReportMetric(du, "dump-s")
+	b.ReportMetric(e/du, "export/dump")
+	b.ReportMetric(float64(rss)/(1<<20), "export-max-rss-MB")
+	b.ReportMetric(v, "verify-s")
+	b.ReportMetric(ic, "integrity-check-s")
+	b.ReportMetric(v/ic, "verify/integrity")
+	if e/du > 3 {
+		b.Errorf("export takes %.2f s, %.1fx sqlite3 .dump (%.2f s): the goal is 3x", e, e/du, du)
+	}
+	if rss > 64<<20 {
+		b.Errorf("export's resident memory peaked at %d MB: the goal is 64 MB", rss>>20)
+	}
+	if v/ic > 1.3 {
+		b.Logf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over the 1.3x goal", v, v/ic, ic)
 	}
 }

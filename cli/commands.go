@@ -726,9 +726,16 @@ func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	// Export streams its lines itself: the answer prints nothing more.
+	// Export streams its lines itself, its last line included: the answer
+	// prints nothing more. Evidence its own pass could not prove exits 1,
+	// with a word on stderr, so a script that keeps only the lines still
+	// learns of it.
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		_, err := s.Export(ctx, c.stdout)
+		end, err := s.Export(ctx, c.stdout)
+		if err == nil && !end.ChainVerified {
+			fmt.Fprintf(c.env.Stderr, "export: the evidence did not prove itself (%d problem(s), named on its last line); run tollgate verify\n", end.ProblemCount)
+			return answer{code: ExitError}, nil
+		}
 		return answer{}, err
 	})
 }

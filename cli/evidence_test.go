@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	_ "modernc.org/sqlite"
 
@@ -310,6 +311,26 @@ func TestWitnessCatchesACutTail(t *testing.T) {
 	}
 }
 
+// TestExportRefusesToVouch: evidence edited in the file (triggers
+// dropped) is still exported, every line, but the edited line and the last
+// line say unproven, and export exits 1 with a word on stderr.
+func TestExportRefusesToVouch(t *testing.T) {
+	sqliteOnly(t)
+	db := newDB(t)
+	for i := 0; i < 3; i++ {
+		want(t, run(t, db, "", "record", "k:"+strconv.Itoa(i), "--kind", "a", "--target", "t", "--body", "b"), 0)
+	}
+	want(t, run(t, db, "", "export"), 0)
+	sqlExec(t, db, "DROP TRIGGER payloads_no_update; UPDATE payloads SET agent = 'someone-else' WHERE action_key = 'k:1'")
+	r := run(t, db, "", "export")
+	want(t, r, 1)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], `"chain_verified":false`) || strings.Contains(lines[0]+lines[2], `"chain_verified":false`) ||
+		!strings.Contains(lines[3], `"chain_verified":false`) || !strings.Contains(r.stderr, "(1 problem(s)") {
+		t.Fatalf("export of an edited ledger:\n%s\nstderr: %s", r.stdout, r.stderr)
+	}
+}
+
 // TestCorpusEscapedInStatus: every string of the shared corpus, stored as
 // a kind, is shown by status exactly as the corpus says, never raw.
 func TestCorpusEscapedInStatus(t *testing.T) {
@@ -325,6 +346,29 @@ func TestCorpusEscapedInStatus(t *testing.T) {
 		}
 		if h.Text != h.Escaped && strings.Contains(out, h.Text) {
 			t.Errorf("%s: status printed the raw text", h.Name)
+		}
+	}
+	// export writes the same strings as JSON: read back exactly, with no
+	// character a terminal would act on or hide left raw.
+	r := run(t, db, "", "export")
+	want(t, r, 0)
+	for _, c := range strings.TrimSuffix(r.stdout, "\n") {
+		if c != '\n' && (unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || c == '\u2028' || c == '\u2029') {
+			t.Fatalf("export wrote %U raw", c)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	kinds := map[string]string{}
+	for _, l := range lines[:len(lines)-1] {
+		var e struct{ Key, Kind string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		kinds[e.Key] = e.Kind
+	}
+	for i, h := range testdata.HostileStrings(t) {
+		if got := kinds["corpus:"+strconv.Itoa(i)]; got != h.Text {
+			t.Errorf("%s: export reads back %q", h.Name, got)
 		}
 	}
 }

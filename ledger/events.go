@@ -50,13 +50,15 @@ func eventHashV1(prev string, seq int64, key, typ, actor, detail string, at int6
 // eventHashV2 also covers the fact the event commits, and writes each
 // field with its length, so no field's text can shift into another.
 func eventHashV2(prev string, seq int64, key, typ, actor, detail string, at int64, f factRef) string {
-	h := sha256.New()
-	for _, s := range []string{"v2", prev, strconv.FormatInt(seq, 10), key, typ, actor, detail, strconv.FormatInt(at, 10), f.Table, f.Row, f.SHA256} {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{':'})
-		h.Write([]byte(s))
+	// One buffer, one hash: export and verify recompute every event.
+	b := make([]byte, 0, 320+len(key)+len(actor)+len(detail))
+	for _, s := range [...]string{"v2", prev, strconv.FormatInt(seq, 10), key, typ, actor, detail, strconv.FormatInt(at, 10), f.Table, f.Row, f.SHA256} {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // eventHash recomputes a stored event's hash by its version.

@@ -110,12 +110,12 @@ type factRef struct {
 // each written with a type tag and its length so that no two different
 // rows encode alike.
 func rowHash(table string, vals []any, optional int) string {
-	h := sha256.New()
+	b := make([]byte, 0, 256)
 	put := func(tag byte, s string) {
-		h.Write([]byte{tag})
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{':'})
-		h.Write([]byte(s))
+		b = append(b, tag)
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
 	}
 	put('t', table)
 	for i, v := range vals {
@@ -137,7 +137,8 @@ func rowHash(table string, vals []any, optional int) string {
 			put('?', fmt.Sprint(x))
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // scanFact reads one fact row's columns as the driver returns them.

@@ -140,23 +140,23 @@ func (t *trust) matchProven(ctx context.Context, tx *Tx, rules []approvals.Rule,
 	}
 }
 
-// decisionProofs fills a key's votes, quorum and the proof of each vote
-// and of its reconciliation, checked against every key ever registered.
-func decisionProofs(ctx context.Context, tx *Tx, d *Detail) error {
+// decisionProofs fills a key's votes and the proof of each vote and of
+// its reconciliation, checked against every key ever registered. reg is
+// the registry when the caller already holds it (an export reads it once);
+// nil reads it here, and only when there is something to prove.
+func decisionProofs(ctx context.Context, tx *Tx, d *Detail, reg *registry) error {
 	votes, err := loadVotes(ctx, tx, d.Key)
 	if err != nil {
-		return err
-	}
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce((SELECT approvers FROM policy_evals WHERE action_key = ? AND mode = 'approval'), 0)", d.Key).Scan(&d.Approvers); err != nil {
 		return err
 	}
 	d.Votes = append([]Vote{}, votes...)
 	if len(votes) == 0 && d.Reconcile == nil {
 		return nil
 	}
-	reg, err := loadRegistry(ctx, tx)
-	if err != nil {
-		return err
+	if reg == nil {
+		if reg, err = loadRegistry(ctx, tx); err != nil {
+			return err
+		}
 	}
 	id := reg.ledger
 	for i, v := range votes {

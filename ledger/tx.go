@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"sync"
 )
 
@@ -172,14 +171,4 @@ func queryRows[T any](ctx context.Context, tx *Tx, q string, args []any, scan fu
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// scanOptional scans a row that may not exist: found is false, and err
-// nil, when there is none; any other error is returned.
-func scanOptional(row *sql.Row, dest ...any) (found bool, err error) {
-	err = row.Scan(dest...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
 }
