@@ -115,7 +115,7 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 		return 0, err
 	}
 	opt := ConsoleOptions{DB: db, Operator: f.claimed(c), ReadOnly: f.readOnly,
-		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName()}}
+		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName(), GroupCommit: true}}
 	if !opt.ReadOnly {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
 			return 0, err

@@ -42,7 +42,7 @@ func runMCPServe(ctx context.Context, c *cmdCtx, f *mcpServeFlags) (int, error) 
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.openWith(ctx, ledger.Options{})
+	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +60,7 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	if _, err := exec.LookPath(c.pos[0]); err != nil {
 		return 0, usagef("upstream command %q: %v", c.pos[0], err)
 	}
-	s, err := c.openWith(ctx, ledger.Options{})
+	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
 	if err != nil {
 		return 0, err
 	}

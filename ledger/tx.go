@@ -34,6 +34,19 @@ type Tx struct {
 	// migrating is set in a migration's step, which may run before the
 	// chain head was a row of its own.
 	migrating bool
+	// pin, when set, is the context every statement runs under instead of
+	// the one passed: in a group commit (group.go) one caller giving up
+	// must not interrupt a statement, which would make SQLite roll back
+	// the whole transaction, the other callers' writes with it.
+	pin context.Context
+}
+
+// ctxFor is the context a statement runs under.
+func (t *Tx) ctxFor(ctx context.Context) context.Context {
+	if t.pin != nil {
+		return t.pin
+	}
+	return ctx
 }
 
 // idCache holds the ledger id once read: it is fixed at creation.
@@ -82,19 +95,34 @@ func (c *stmtCache) get(q string) *sql.Stmt {
 }
 
 // fill prepares the queries that missed, once no transaction holds a
-// connection of the pool.
+// connection of the pool. The lock is not held while preparing: preparing
+// waits for a free connection, and a transaction holding one may be
+// asking the cache for a statement (get) at that moment, which would wait
+// for the lock: two callers of one store deadlocked that way.
 func (c *stmtCache) fill(ctx context.Context) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, q := range c.miss {
-		if _, ok := c.m[q]; ok {
+	miss := c.miss
+	c.miss = nil
+	c.mu.Unlock()
+	for _, q := range miss {
+		c.mu.Lock()
+		_, ok := c.m[q]
+		c.mu.Unlock()
+		if ok {
 			continue
 		}
-		if st, err := c.db.PrepareContext(ctx, c.sql(q)); err == nil {
+		st, err := c.db.PrepareContext(ctx, c.sql(q))
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		if _, ok := c.m[q]; ok {
+			st.Close() // another caller prepared it meanwhile
+		} else {
 			c.m[q] = st
 		}
+		c.mu.Unlock()
 	}
-	c.miss = nil
 }
 
 func (c *stmtCache) close() {
@@ -132,6 +160,7 @@ func (t *Tx) stmt(ctx context.Context, q string) *sql.Stmt {
 
 // ExecContext runs a cached statement inside the transaction.
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx = t.ctxFor(ctx)
 	if st := t.stmt(ctx, q); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -140,6 +169,7 @@ func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result
 
 // QueryContext runs a cached query inside the transaction.
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	ctx = t.ctxFor(ctx)
 	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
@@ -148,6 +178,7 @@ func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows
 
 // QueryRowContext runs a cached single-row query inside the transaction.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	ctx = t.ctxFor(ctx)
 	if st := t.stmt(ctx, q); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	osc52 "github.com/aymanbagabas/go-osc52/v2"
@@ -618,32 +619,48 @@ func (m *Model) digests(ts []target) tea.Cmd {
 type digestsMsg []target
 
 // act runs a confirmed decision in a command and reports every refusal.
+// The keys are decided at once, each its own call with its own answer: a
+// store opened with GroupCommit (the console's) commits those that arrive
+// together in one transaction, so a batch of fifty costs a few fsyncs,
+// not fifty.
 func (m *Model) act(d dialogDoneMsg) tea.Cmd {
 	s, op, ctx := m.store, m.opt.Operator, m.opt.Context
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind])}
-		for _, t := range d.targets {
-			var err error
-			switch d.kind {
-			case dlgApprove:
-				_, err = s.Approve(ctx, t.Key, op, d.text)
-			case dlgReject:
-				_, err = s.Reject(ctx, t.Key, op, d.text)
-			case dlgReconcile:
-				_, err = s.Reconcile(ctx, t.Key, ledger.Result(d.result), op, d.text)
-			case dlgReview:
-				if t.View == viewFenced {
-					err = s.ReviewFenced(ctx, t.ID, op, d.text)
-				} else {
-					err = s.ReviewConflict(ctx, t.ID, op, d.text)
-				}
-			}
-			out.keys, out.errs = append(out.keys, t.Key), append(out.errs, err)
+		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, len(d.targets)), errs: make([]error, len(d.targets))}
+		var wg sync.WaitGroup
+		for i, t := range d.targets {
+			out.keys[i] = t.Key
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out.errs[i] = decide(ctx, s, d, t, op)
+			}()
 		}
+		wg.Wait()
 		return out
 	}
+}
+
+// decide makes one confirmed decision on one target.
+func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) error {
+	var err error
+	switch d.kind {
+	case dlgApprove:
+		_, err = s.Approve(ctx, t.Key, op, d.text)
+	case dlgReject:
+		_, err = s.Reject(ctx, t.Key, op, d.text)
+	case dlgReconcile:
+		_, err = s.Reconcile(ctx, t.Key, ledger.Result(d.result), op, d.text)
+	case dlgReview:
+		if t.View == viewFenced {
+			err = s.ReviewFenced(ctx, t.ID, op, d.text)
+		} else {
+			err = s.ReviewConflict(ctx, t.ID, op, d.text)
+		}
+	}
+	return err
 }
 
 // refusalText is what the status bar says of a refused action: the rule
