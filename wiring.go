@@ -1,3 +1,5 @@
+//go:build !agent
+
 package main
 
 import (
@@ -9,6 +11,9 @@ import (
 	"github.com/tollgate-dev/tollgate/ui"
 )
 
+// runConsole and runDemo link the console (Bubble Tea, Lip Gloss and the
+// clipboard) into the binary; a build with -tags agent leaves them out
+// (wiring_agent.go).
 func runConsole(ctx context.Context, opt cli.ConsoleOptions) error {
 	locked := make([]ui.LockedKey, len(opt.Locked))
 	for i, k := range opt.Locked {

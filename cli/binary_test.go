@@ -41,8 +41,8 @@ func TestMain(m *testing.M) {
 
 // goBuild builds a static binary the way the README installs one for
 // agent hosts (CGO_ENABLED=0: the whole stack is pure Go).
-func goBuild(out, pkg string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+func goBuild(out, pkg string, flags ...string) error {
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build %s: %v\n%s", pkg, err, b)
@@ -474,6 +474,11 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	if err := goBuild(floorBin, "../internal/commitfloor"); err != nil {
 		b.Fatal(err)
 	}
+	// The agent build: no console, no demo (README, Installing).
+	agentBin := filepath.Join(b.TempDir(), "tollgate-agent")
+	if err := goBuild(agentBin, "..", "-tags", "agent"); err != nil {
+		b.Fatal(err)
+	}
 	timeRun := func(dst *[]time.Duration, wantCode int, name string, args ...string) {
 		start := time.Now()
 		err := exec.Command(name, args...).Run()
@@ -488,17 +493,19 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 			b.Fatalf("%s %v: exit %d, want %d", filepath.Base(name), args, code, wantCode)
 		}
 	}
-	var guard, floor, help, poll []time.Duration
+	var guard, floor, help, poll, agent []time.Duration
 	// One untimed round: the first exec of a freshly built binary and the
 	// first open of a freshly copied ledger read them from disk.
 	timeRun(&guard, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:warm-%d", b.N), "--kind", "note", "--target", "t", "--body", "b")
 	timeRun(&floor, 0, floorBin, db, fmt.Sprintf("bench:warm-floor-%d", b.N))
 	timeRun(&help, 0, bin, "--help")
-	guard, floor, help = guard[:0], floor[:0], help[:0]
+	timeRun(&agent, 75, agentBin, "--db", db, "guard", fmt.Sprintf("bench:warm-agent-%d", b.N), "--kind", "note", "--target", "t", "--body", "b")
+	guard, floor, help, agent = guard[:0], floor[:0], help[:0], agent[:0]
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		timeRun(&guard, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:new-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
 		timeRun(&floor, 0, floorBin, db, fmt.Sprintf("bench:floor-%d-%d", b.N, i))
+		timeRun(&agent, 75, agentBin, "--db", db, "guard", fmt.Sprintf("bench:agent-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
 		timeRun(&help, 0, bin, "--help")
 		// An agent polling the key it guarded: answered without the lock.
 		timeRun(&poll, 75, bin, "--db", db, "guard", fmt.Sprintf("bench:new-%d-%d", b.N, i), "--kind", "note", "--target", "t", "--body", "b")
@@ -514,6 +521,9 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	b.ReportMetric(h, "help-median-ms")
 	b.ReportMetric(med(poll), "poll-median-ms")
 	b.ReportMetric(g/f, "guard/floor")
+	a := med(agent)
+	b.ReportMetric(a, "agent-build-median-ms")
+	b.ReportMetric(a/f, "agent-build/floor")
 	if b.N >= 10 && g > 2*f { // a median of fewer runs says little
 		b.Errorf("a guard process takes %.1f ms, over twice the %.1f ms floor", g, f)
 	}
