@@ -57,7 +57,7 @@ func contendChild(mode, path string, id int, until time.Time) int {
 			}
 		}
 	default:
-		s, err := Open(ctx, path, Options{WriterQueue: mode == "queue", BusyTimeout: 5 * time.Second})
+		s, err := Open(ctx, path, Options{NoWriterQueue: mode != "queue", BusyTimeout: 5 * time.Second})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1

@@ -50,10 +50,11 @@ type Options struct {
 	// Operator is the name used on a ledger that was never signed when a
 	// call names none (the CLI passes the login name).
 	Operator string
-	// WriterQueue orders SQLite writers through an OS lock on a sidecar
-	// file before SQLite's own (see BenchmarkContention16). Off by default
-	// for now: see the README's Contention section.
-	WriterQueue bool
+	// NoWriterQueue leaves ordering SQLite writers to SQLite's busy
+	// handler alone (a waiting writer sleeps and polls). By default writers
+	// first take an OS lock on a sidecar file, which hands the write lock
+	// over promptly and in turn (see BenchmarkContention16).
+	NoWriterQueue bool
 	// Anchor, when set, is the allowed_signers list outside the ledger:
 	// a signing key must be listed there too, for permits and signing.
 	Anchor *opkeys.Anchor
@@ -145,7 +146,7 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
 	} else {
 		eng, err = sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
-			Existing: opt.Existing, After: afterMigration(now, nil), WriterQueue: opt.WriterQueue})
+			Existing: opt.Existing, After: afterMigration(now, nil), WriterQueue: !opt.NoWriterQueue})
 	}
 	if err != nil {
 		return nil, err
