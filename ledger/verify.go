@@ -186,47 +186,10 @@ func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	for i := range factTables {
 		t := &factTables[i]
 		n := t.ncols()
-		type seen struct {
-			vals []any
-			seq  sql.NullInt64
-			sha  string
-			key  string
-		}
 		q := "SELECT " + prefixCols("t.", t.cols) + ", e.seq, coalesce(e.fact_sha256, ''), coalesce(e.action_key, '') FROM " + t.name +
 			" t LEFT JOIN events e ON e.fact_table = '" + t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT) ORDER BY t." + t.id + ", e.seq"
-		rows, err := queryRows(ctx, tx, q, nil, func(r *sql.Rows, v *seen) error {
-			v.vals = make([]any, n)
-			ptrs := make([]any, n+3)
-			for j := range v.vals {
-				ptrs[j] = &v.vals[j]
-			}
-			ptrs[n], ptrs[n+1], ptrs[n+2] = &v.seq, &v.sha, &v.key
-			return r.Scan(ptrs...)
-		})
-		if err != nil {
+		if err := scanFactGroups(ctx, tx, q, n, func(g factGroup) { judgeFact(rep, t, g) }); err != nil {
 			return err
-		}
-		for j := 0; j < len(rows); {
-			r := rows[j]
-			k := j + 1
-			for k < len(rows) && fmt.Sprint(rows[k].vals[0]) == fmt.Sprint(r.vals[0]) {
-				k++
-			}
-			ref := t.ref(r.vals)
-			rowName, key := t.id+"="+ref.Row, t.keyOf(r.vals)
-			switch {
-			case !r.seq.Valid:
-				rep.add(t.name, rowName, key, "no event commits this row: it was written outside tollgate")
-			case k-j > 1:
-				rep.add(t.name, rowName, key, "committed by %d events; a fact row has exactly one", k-j)
-			case r.sha != ref.SHA256:
-				rep.add(t.name, rowName, key, "the row's content differs from what event seq=%d committed: it was changed", r.seq.Int64)
-			case t.keyCol != "" && r.key != key:
-				rep.add(t.name, rowName, key, "event seq=%d names key %s, the row another", r.seq.Int64, r.key)
-			default:
-				rep.Facts++
-			}
-			j = k
 		}
 		match := "t." + t.id + " = e.fact_row"
 		if t.intID {
@@ -248,6 +211,79 @@ func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		}
 	}
 	return nil
+}
+
+// factGroup is one fact row and the events that commit it: the first
+// event's seq, hash and key, and how many there are.
+type factGroup struct {
+	vals   []any
+	seq    sql.NullInt64
+	sha    string
+	key    string
+	events int
+}
+
+// scanFactGroups streams q (a fact table's columns, then e.seq,
+// e.fact_sha256, e.action_key, ordered by the row id) and calls fn once
+// per row with its events counted: a million rows never sit in memory.
+func scanFactGroups(ctx context.Context, tx *Tx, q string, n int, fn func(factGroup)) error {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var cur factGroup
+	var curID string
+	for rows.Next() {
+		var g factGroup
+		g.vals = make([]any, n)
+		ptrs := make([]any, n+3)
+		for j := range g.vals {
+			ptrs[j] = &g.vals[j]
+		}
+		ptrs[n], ptrs[n+1], ptrs[n+2] = &g.seq, &g.sha, &g.key
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		id := fmt.Sprint(g.vals[0])
+		if cur.vals != nil && id == curID {
+			cur.events++
+			continue
+		}
+		if cur.vals != nil {
+			fn(cur)
+		}
+		cur, curID = g, id
+		if g.seq.Valid {
+			cur.events = 1
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if cur.vals != nil {
+		fn(cur)
+	}
+	return nil
+}
+
+// judgeFact names what is wrong with one fact row and its events, or
+// counts it proven.
+func judgeFact(rep *VerifyReport, t *factTable, g factGroup) {
+	ref := t.ref(g.vals)
+	rowName, key := t.id+"="+ref.Row, t.keyOf(g.vals)
+	switch {
+	case !g.seq.Valid:
+		rep.add(t.name, rowName, key, "no event commits this row: it was written outside tollgate")
+	case g.events > 1:
+		rep.add(t.name, rowName, key, "committed by %d events; a fact row has exactly one", g.events)
+	case g.sha != ref.SHA256:
+		rep.add(t.name, rowName, key, "the row's content differs from what event seq=%d committed: it was changed", g.seq.Int64)
+	case t.keyCol != "" && g.key != key:
+		rep.add(t.name, rowName, key, "event seq=%d names key %s, the row another", g.seq.Int64, g.key)
+	default:
+		rep.Facts++
+	}
 }
 
 // keyOf is the action key a fact row names, empty for ledger-wide facts.
@@ -357,7 +393,8 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		wDeadline                                            int64
 		wRedacted                                            bool
 	}
-	rows, err := queryRows(ctx, tx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
+	// Streamed: a million rows are judged one at a time, never held.
+	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
 		x.deadline_ms, x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
 		coalesce(pl.kind, ''), coalesce(pl.agent, ''), coalesce(CASE WHEN pl.redacted = 0 THEN pl.canonical END, ''),
 		`+stageSQL+`, coalesce(i.payload_sha256, ''), `+deadlineSQL+`, coalesce(pl.redacted, 0)
@@ -370,14 +407,17 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		LEFT JOIN approval_requests q ON q.action_key = x.action_key
 		LEFT JOIN policy_evals e ON e.action_key = x.action_key
 		LEFT JOIN payloads pl ON pl.action_key = x.action_key
-		ORDER BY x.id`, nil, func(r *sql.Rows, x *ixRow) error {
-		return r.Scan(&x.key, &x.logical, &x.epoch, &x.kind, &x.agent, &x.target, &x.stage, &x.sha, &x.deadline, &x.retained, &x.redacted,
-			&x.hasIntent, &x.hasPayload, &x.wKind, &x.wAgent, &x.wTarget, &x.wStage, &x.wSHA, &x.wDeadline, &x.wRedacted)
-	})
+		ORDER BY x.id`)
 	if err != nil {
 		return err
 	}
-	for _, x := range rows {
+	defer rows.Close()
+	for rows.Next() {
+		var x ixRow
+		if err := rows.Scan(&x.key, &x.logical, &x.epoch, &x.kind, &x.agent, &x.target, &x.stage, &x.sha, &x.deadline, &x.retained, &x.redacted,
+			&x.hasIntent, &x.hasPayload, &x.wKind, &x.wAgent, &x.wTarget, &x.wStage, &x.wSHA, &x.wDeadline, &x.wRedacted); err != nil {
+			return err
+		}
 		row := "action_key=" + x.key
 		// The retained payload's target, read from its canonical JSON here
 		// rather than by an engine's JSON function.
@@ -411,6 +451,10 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			}
 		}
 	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
 	missing, err := queryRows(ctx, tx, "SELECT action_key FROM intents i WHERE NOT EXISTS (SELECT 1 FROM action_index x WHERE x.action_key = i.action_key)",
 		nil, func(r *sql.Rows, k *string) error { return r.Scan(k) })
 	for _, k := range missing {

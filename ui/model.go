@@ -307,6 +307,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// touch meanwhile, and the console stays live.
 			m.notice = "signing as " + safetext.Escape(m.sign.Operator) + ": touch your key if it asks"
 		}
+		// The keys are this console's from now on: a refresh that sees
+		// them leave Pending before the answers arrive must not report the
+		// console's own decision as someone else's.
+		for _, t := range msg.targets {
+			m.acted[t.Key] = true
+		}
 		return m, m.act(msg)
 	case actionMsg:
 		m.reportAction(msg)

@@ -1082,3 +1082,29 @@ func TestDetailHeadStaysAt60x20(t *testing.T) {
 		t.Fatalf("g did not go back to the top:\n%s", m.View())
 	}
 }
+
+// TestOwnDecisionIsNotNews: when a refresh sees the console's own
+// approvals leave Pending before their answers arrive (the watch fires on
+// the commit, the batch is still answering), the console does not report
+// its own decision as someone else's.
+func TestOwnDecisionIsNotNews(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:own-1", "refund", "x", "refund-bot")
+	f.guard("refund:own-2", "refund", "y", "refund-bot")
+	m := f.model(80, 24, nil)
+	_, act := m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:own-1"}, {Key: "refund:own-2"}}, text: "ok"})
+	answer := act() // committed, not yet delivered
+	drain(m, m.snapshot())
+	if got := listedKeys(m); len(got) != 0 {
+		t.Fatalf("pending after the approvals: %v", got)
+	}
+	step(m, answer)
+	for _, e := range m.log.entries {
+		if strings.Contains(e.text, "was approved by") {
+			t.Fatalf("the console reported its own decision as news: %q", e.text)
+		}
+	}
+	if !strings.Contains(m.notice, "2 done") {
+		t.Fatalf("notice %q", m.notice)
+	}
+}
