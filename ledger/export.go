@@ -120,7 +120,8 @@ type exportBatch struct {
 // which query too) and writing (proving, encoding) overlap: a goroutine
 // reads the next page while this one proves and writes the last, so a
 // two-core machine exports at the speed of the slower half. Only the
-// reader touches the transaction.
+// reader touches the transaction (the writer reads only its clock
+// value, fixed when it began).
 func (x *exporter) run(ctx context.Context, tx *Tx) error {
 	ctx, cancel := context.WithCancel(ctx)
 	pages := make(chan exportBatch, 1)
@@ -155,6 +156,9 @@ func (x *exporter) run(ctx context.Context, tx *Tx) error {
 			return b.err
 		}
 		for i, k := range b.keys {
+			if !k.needsProofs() {
+				detailFrom(k, tx.now, &b.details[i])
+			}
 			if err := x.line(k, b.details[i]); err != nil {
 				return err
 			}
@@ -207,10 +211,13 @@ func (x *exporter) read(ctx context.Context, tx *Tx, after string, first bool) (
 	}); err != nil {
 		return b, err
 	}
+	// Only keys with something signed need the transaction to be shown
+	// (their proofs are read); the writer builds the rest, which keeps the
+	// reader, the slower half, to the queries.
 	b.details = make([]Detail, len(b.keys))
 	for i, k := range b.keys {
-		detailFrom(k, tx.now, &b.details[i])
 		if k.needsProofs() {
+			detailFrom(k, tx.now, &b.details[i])
 			if err := decisionProofs(ctx, tx, &b.details[i], x.reg); err != nil {
 				return b, err
 			}
