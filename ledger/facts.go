@@ -169,8 +169,21 @@ func (t *factTable) value(vals []any, col string) string {
 	return ""
 }
 
+// colText is a column value as text, the way fmt.Sprint writes it, without
+// fmt's cost on the two types ids and keys have: verify and export call it
+// for every row.
+func colText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return fmt.Sprint(v)
+}
+
 func (t *factTable) ref(vals []any) factRef {
-	return factRef{Table: t.name, Row: fmt.Sprint(vals[0]), SHA256: rowHash(t.name, vals, t.optional), vals: vals}
+	return factRef{Table: t.name, Row: colText(vals[0]), SHA256: rowHash(t.name, vals, t.optional), vals: vals}
 }
 
 // insertFact inserts one row into an append-only table and returns what

@@ -228,6 +228,8 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 		{name: "epoch deleted", edit: []string{"DELETE FROM epochs"}, table: "epochs", row: "seq=1"},
 		{name: "decision inserted by hand", edit: []string{"INSERT INTO decisions VALUES ('k:deny', 'approved', 'alice', '', 1)"}, table: "decisions", row: "action_key=k:deny"},
 		{name: "projection kind edited", edit: []string{"UPDATE action_index SET kind = 'auto.y' WHERE action_key = 'k:rej'"}, table: "action_index", row: "action_key=k:rej"},
+		{name: "projection target edited", edit: []string{"UPDATE action_index SET target = 'elsewhere' WHERE action_key = 'k:auto'"}, table: "action_index", row: "action_key=k:auto"},
+		{name: "projection target shown for a redacted payload", edit: []string{"UPDATE payloads SET redacted = 1, canonical = NULL WHERE action_key = 'k:rej'"}, table: "action_index", row: "action_key=k:rej"},
 		{name: "projection stage edited", edit: []string{"UPDATE action_index SET stage = 'approved', deadline_ms = 0 WHERE action_key = 'k:deny'"}, table: "action_index", row: "action_key=k:deny"},
 		{name: "event actor edited", edit: []string{"UPDATE events SET actor = 'mallory' WHERE seq = 5"}, table: "events", row: "seq=5"},
 		{name: "forged event with a correct hash", forge: func(t *testing.T, db *rawConn) {
@@ -252,6 +254,12 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 			}
 			refreshFact(t, db, "decisions", "k:appr")
 		}, table: "events", row: "seq=" + itoa(head.Seq)},
+		{name: "kind column rewritten with its hash, history rewritten, no witness", noHead: true, forge: func(t *testing.T, db *rawConn) {
+			if _, err := db.Exec("UPDATE payloads SET kind = 'note', kind_sha256 = ? WHERE action_key = 'k:auto'", sha256Hex([]byte("note"))); err != nil {
+				t.Fatal(err)
+			}
+			refreshFact(t, db, "payloads", "k:auto")
+		}, table: "payloads", row: "action_key=k:auto"},
 		{name: "rewritten history without a witness still breaks a rule", noHead: true, forge: func(t *testing.T, db *rawConn) {
 			if _, err := db.Exec("UPDATE decisions SET decision = 'rejected', reason = 'x' WHERE action_key = 'k:appr'"); err != nil {
 				t.Fatal(err)
