@@ -731,7 +731,15 @@ func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	// with a word on stderr, so a script that keeps only the lines still
 	// learns of it.
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		end, err := s.Export(ctx, c.stdout)
+		var progress func(int)
+		if isTerminal(c.env.Stderr) {
+			// A million actions take a while: say how far, on the
+			// operator's terminal only, after two quiet seconds.
+			p := startProgress(c.env.Stderr, 2*time.Second, 250*time.Millisecond)
+			defer p.finish()
+			progress = p.exported
+		}
+		end, err := s.ExportWith(ctx, c.stdout, progress)
 		if err == nil && !end.ChainVerified {
 			fmt.Fprintf(c.env.Stderr, "export: the evidence did not prove itself (%d problem(s), named on its last line); run tollgate verify\n", end.ProblemCount)
 			return answer{code: ExitError}, nil

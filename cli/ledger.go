@@ -37,7 +37,7 @@ type Ledger interface {
 	Head(ctx context.Context) (ledger.Head, error)
 	Verify(ctx context.Context, witnessed ...ledger.Head) (ledger.VerifyReport, error)
 	VerifyWith(ctx context.Context, step func(n int, name string), witnessed ...ledger.Head) (ledger.VerifyReport, error)
-	Export(ctx context.Context, w io.Writer) (ledger.ExportEnd, error)
+	ExportWith(ctx context.Context, w io.Writer, progress func(actions int)) (ledger.ExportEnd, error)
 	Backup(ctx context.Context, dest string) (ledger.Head, error)
 	Watch(ctx context.Context) (ledger.Watch, error)
 }

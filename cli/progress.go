@@ -12,7 +12,7 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
-// progress shows a long verify's step on the operator's terminal: nothing
+// progress shows how far a long verify or export is on the operator's terminal: nothing
 // for the first `after`, then one line rewritten in place at each tick,
 // cleared when the run ends. Output that is not a terminal (a pipe, a
 // file, --json consumers) gets nothing, so answers stay one object.
@@ -21,8 +21,7 @@ type progress struct {
 	start time.Time
 	after time.Duration
 	mu    sync.Mutex
-	n     int
-	name  string
+	what  string // the line, without the elapsed time
 	shown bool
 	stop  chan struct{}
 	done  chan struct{}
@@ -49,8 +48,18 @@ func startProgress(w io.Writer, after, every time.Duration) *progress {
 
 // step records the step verify has begun (ledger.Store.VerifyWith).
 func (p *progress) step(n int, name string) {
+	p.set(fmt.Sprintf("verify: step %d of %d, %s", n, ledger.VerifyStepCount, name))
+}
+
+// exported records how many actions export has written
+// (ledger.Store.ExportWith).
+func (p *progress) exported(n int) {
+	p.set(fmt.Sprintf("export: %d actions written", n))
+}
+
+func (p *progress) set(what string) {
 	p.mu.Lock()
-	p.n, p.name = n, name
+	p.what = what
 	p.mu.Unlock()
 }
 
@@ -58,11 +67,11 @@ func (p *progress) draw(now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	elapsed := now.Sub(p.start)
-	if elapsed < p.after || p.n == 0 {
+	if elapsed < p.after || p.what == "" {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.w, "\r\x1b[Kverify: step %d of %d, %s · %ds", p.n, ledger.VerifyStepCount, p.name, int(elapsed.Seconds()))
+	fmt.Fprintf(p.w, "\r\x1b[K%s · %ds", p.what, int(elapsed.Seconds()))
 }
 
 // finish stops the ticks and clears the line if one was drawn.

@@ -45,9 +45,11 @@ func TestProgressAfterTwoSecondsOnly(t *testing.T) {
 	time.Sleep(60 * time.Millisecond)
 	p.step(6, "the projection")
 	time.Sleep(60 * time.Millisecond)
+	p.exported(3000)
+	time.Sleep(60 * time.Millisecond)
 	p.finish()
 	out := slow.String()
-	for _, want := range []string{"verify: step 2 of 9, the hash chain", "verify: step 6 of 9, the projection"} {
+	for _, want := range []string{"verify: step 2 of 9, the hash chain", "verify: step 6 of 9, the projection", "export: 3000 actions written"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("progress %q lacks %q", out, want)
 		}

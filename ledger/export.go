@@ -64,6 +64,12 @@ const exportProblemCap = 100
 // commit them, each event's hash, and the chain's links (a keyed digest of
 // every link, in constant memory, whatever the order events are read in).
 func (s *Store) Export(ctx context.Context, w io.Writer) (ExportEnd, error) {
+	return s.ExportWith(ctx, w, nil)
+}
+
+// ExportWith is Export, calling progress (when not nil) with the number
+// of actions written after each page, so a long run can say how far it is.
+func (s *Store) ExportWith(ctx context.Context, w io.Writer, progress func(actions int)) (ExportEnd, error) {
 	var end ExportEnd
 	err := s.read(ctx, func(tx *Tx) error {
 		end = ExportEnd{}
@@ -71,6 +77,7 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (ExportEnd, error) {
 		if err != nil {
 			return err
 		}
+		x.progress = progress
 		if err := x.run(ctx, tx); err != nil {
 			return err
 		}
@@ -81,10 +88,11 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (ExportEnd, error) {
 }
 
 type exporter struct {
-	w    *bufio.Writer
-	end  ExportEnd
-	reg  *registry
-	link *linkDigest
+	w        *bufio.Writer
+	progress func(actions int)
+	end      ExportEnd
+	reg      *registry
+	link     *linkDigest
 }
 
 func newExporter(ctx context.Context, tx *Tx, w io.Writer) (*exporter, error) {
@@ -165,6 +173,9 @@ func (x *exporter) run(ctx context.Context, tx *Tx) error {
 		}
 		for i, e := range b.loose {
 			x.event(e, b.raw[i])
+		}
+		if x.progress != nil {
+			x.progress(x.end.Actions)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -196,3 +196,24 @@ func TestExportProvesWhatItPrints(t *testing.T) {
 		}
 	})
 }
+
+// TestExportReportsProgress: the progress callback hears the running
+// count of actions written after each page, ending at the total.
+func TestExportReportsProgress(t *testing.T) {
+	path, _ := evidenceLedger(t)
+	defer func(n int) { exportPage = n }(exportPage)
+	exportPage = 2
+	s, err := Open(ctx, path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var heard []int
+	end, err := s.ExportWith(ctx, &bytes.Buffer{}, func(n int) { heard = append(heard, n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(heard) < 2 || heard[0] != 2 || !slices.IsSorted(heard) || heard[len(heard)-1] != end.Actions || end.Actions != 4 {
+		t.Fatalf("progress heard %v for %d actions", heard, end.Actions)
+	}
+}
