@@ -66,7 +66,8 @@ func Run(ctx context.Context, opt Options) (err error) {
 	if err != nil {
 		return err
 	}
-	s, err := ledger.Open(ctx, opt.DB, ledger.Options{Signers: []ssh.Signer{key}})
+	// The console runs on this store: its batch decisions share commits.
+	s, err := ledger.Open(ctx, opt.DB, ledger.Options{Signers: []ssh.Signer{key}, GroupCommit: true})
 	if err != nil {
 		return err
 	}
