@@ -648,15 +648,9 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 		return 0, err
 	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		var step func(int, string)
-		if isTerminal(c.env.Stderr) {
-			// A large ledger takes a while: say where verify is, on the
-			// operator's terminal only, after two quiet seconds.
-			p := startProgress(c.env.Stderr, 2*time.Second, 250*time.Millisecond)
-			defer p.finish()
-			step = p.step
-		}
-		rep, err := s.VerifyWith(ctx, step, heads...)
+		p := c.progress()
+		defer p.finish()
+		rep, err := s.VerifyWith(ctx, p.step, heads...)
 		if err != nil {
 			return answer{}, err
 		}
@@ -731,15 +725,9 @@ func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	// with a word on stderr, so a script that keeps only the lines still
 	// learns of it.
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		var progress func(int)
-		if isTerminal(c.env.Stderr) {
-			// A million actions take a while: say how far, on the
-			// operator's terminal only, after two quiet seconds.
-			p := startProgress(c.env.Stderr, 2*time.Second, 250*time.Millisecond)
-			defer p.finish()
-			progress = p.exported
-		}
-		end, err := s.ExportWith(ctx, c.stdout, progress)
+		p := c.progress()
+		defer p.finish()
+		end, err := s.ExportWith(ctx, c.stdout, p.exported)
 		if err == nil && !end.ChainVerified {
 			fmt.Fprintf(c.env.Stderr, "export: the evidence did not prove itself (%d problem(s), named on its last line); run tollgate verify\n", end.ProblemCount)
 			return answer{code: ExitError}, nil

@@ -27,6 +27,16 @@ type progress struct {
 	done  chan struct{}
 }
 
+// progress is the line a long verify or export shows: on the operator's
+// terminal only, after two quiet seconds. Where stderr is no terminal it
+// is nil, and a nil progress records and draws nothing.
+func (c *cmdCtx) progress() *progress {
+	if !isTerminal(c.env.Stderr) {
+		return nil
+	}
+	return startProgress(c.env.Stderr, 2*time.Second, 250*time.Millisecond)
+}
+
 // startProgress begins ticking every `every` on w.
 func startProgress(w io.Writer, after, every time.Duration) *progress {
 	p := &progress{w: w, start: time.Now(), after: after, stop: make(chan struct{}), done: make(chan struct{})}
@@ -58,6 +68,9 @@ func (p *progress) exported(n int) {
 }
 
 func (p *progress) set(what string) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	p.what = what
 	p.mu.Unlock()
@@ -76,6 +89,9 @@ func (p *progress) draw(now time.Time) {
 
 // finish stops the ticks and clears the line if one was drawn.
 func (p *progress) finish() {
+	if p == nil {
+		return
+	}
 	close(p.stop)
 	<-p.done
 	if p.shown {

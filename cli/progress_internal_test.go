@@ -30,6 +30,12 @@ func (l *lockedBuffer) String() string {
 // draws nothing; a longer one draws its current step, rewritten in place,
 // and clears the line at the end.
 func TestProgressAfterTwoSecondsOnly(t *testing.T) {
+	// Off a terminal there is no progress, and using it does nothing.
+	var none *progress
+	none.step(1, "the engine's integrity check")
+	none.exported(1000)
+	none.finish()
+
 	var quick lockedBuffer
 	p := startProgress(&quick, time.Hour, time.Millisecond)
 	p.step(2, "the hash chain")

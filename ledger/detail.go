@@ -3,13 +3,12 @@ package ledger
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"strings"
 )
 
 // keyRows is everything stored about one key: the intent, its derived
 // stage, every fact row that names it (as stored, in the order its table
-// keeps them) and its events. Status reads one key's; Export pages
+// keeps them) and, in an export, its events. Status reads one key's; Export pages
 // through every key's in key order, a few range scans per page instead
 // of a dozen point queries per key. detailFrom turns either into a
 // Detail, so the two cannot tell different stories.
@@ -62,14 +61,17 @@ type keyTable struct {
 	col map[string]int
 }
 
-func keyTableNamed(name string) *keyTable {
+// keyTableNamed is the key-scoped fact table of that name, nil for any
+// other: asked for every row Status and Export read.
+func keyTableNamed(name string) *keyTable { return keyTablesByName[name] }
+
+var keyTablesByName = func() map[string]*keyTable {
+	m := make(map[string]*keyTable, len(keyTables))
 	for i := range keyTables {
-		if keyTables[i].name == name {
-			return &keyTables[i]
-		}
+		m[keyTables[i].name] = &keyTables[i]
 	}
-	return nil
-}
+	return m
+}()
 
 // str and num read a column of a fact row by name: text as stored
 // (drivers return TEXT as string or []byte) and integers (NULL as 0).
@@ -245,7 +247,6 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 	d.Votes = []Vote{}
 	d.Conflicts = len(k.facts["conflicts"])
 	d.SafeNewKey = safeNewKey(d.State, result)
-	d.Events = k.events
 }
 
 // needsProofs reports whether a key has anything an operator signed: its
@@ -265,7 +266,8 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 	if len(page) == 0 {
 		return ErrNotFound
 	}
-	k, byKey := page[0], pageKeys(page)
+	k := page[0]
+	detailFrom(k, tx.now, d)
 	if r, t := k.one("payloads"); r != nil {
 		if c := r.str(t, "canonical"); c != "" {
 			if p, err := DecodePayload([]byte(c)); err == nil {
@@ -273,17 +275,8 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 			}
 		}
 	}
-	if err := scanEvents(ctx, tx, "action_key = ?", []any{d.Key}, func(e Event, r rawEvent) error {
-		attach(byKey, e, r)
-		return nil
-	}); err != nil {
+	if d.Events, err = timeline(ctx, tx, d.Key); err != nil {
 		return err
-	}
-	detailFrom(k, tx.now, d)
-	for i := range d.Events {
-		// The detail is tollgate's own JSON; a row that does not parse is
-		// shown without it, and verify names it by its hash.
-		_ = json.Unmarshal([]byte(k.raw[i].detail), &d.Events[i].Detail)
 	}
 	if k.needsProofs() {
 		return decisionProofs(ctx, tx, d, nil)

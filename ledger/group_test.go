@@ -32,20 +32,11 @@ func TestGroupCommitSharesCommits(t *testing.T) {
 	s := openGrouped(t)
 	const n = 64
 	before := s.commits.Load()
-	var wg sync.WaitGroup
 	answers := make([]Answer, n)
 	errs := make([]error, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			answers[i], errs[i] = s.Guard(ctx, fmt.Sprintf("g:%d", i), Payload{"refund", "t", fmt.Sprint(i)}, GuardOptions{Agent: "bot"})
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		answers[i], errs[i] = s.Guard(ctx, fmt.Sprintf("g:%d", i), Payload{"refund", "t", fmt.Sprint(i)}, GuardOptions{Agent: "bot"})
+	})
 	permits := map[string]bool{}
 	for i := range n {
 		if errs[i] != nil || answers[i].Verdict != Permitted || answers[i].Key != fmt.Sprintf("g:%d", i) || answers[i].PermitID == "" {
@@ -59,6 +50,22 @@ func TestGroupCommitSharesCommits(t *testing.T) {
 	}
 	requireVerified(t, s)
 	t.Logf("%d calls in %d commits", n, commits)
+}
+
+// atOnce runs fn(0..n-1) in n goroutines released together, and waits.
+func atOnce(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
 }
 
 func requireVerified(t *testing.T, s *Store) {
@@ -80,35 +87,26 @@ func TestGroupCommitIsolatesFailures(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	const n = 48
-	var wg sync.WaitGroup
 	errs := make([]error, n)
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			switch i % 3 {
-			case 0: // a good call
-				_, errs[i] = s.Guard(ctx, fmt.Sprintf("ok:%d", i), Payload{"refund", "t", "b"}, GuardOptions{Agent: "bot"})
-			case 1: // appends an event committing a row, then fails
-				errs[i] = s.write(ctx, func(tx *Tx) error {
-					ref, err := insertFact(ctx, tx, "epochs", "epoch, operator, at_ms", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "root", tx.now)
-					if err != nil {
-						return err
-					}
-					if err := appendEvent(ctx, tx, "", evEpochActivated, "root", map[string]any{}, tx.now, &ref); err != nil {
-						return err
-					}
-					return boom
-				})
-			case 2: // a conflict: refused, and the conflict row is a fact
-				_, errs[i] = s.Guard(ctx, "dup", Payload{"refund", "t", fmt.Sprint("other", i)}, GuardOptions{Agent: "bot"})
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
+	atOnce(n, func(i int) {
+		switch i % 3 {
+		case 0: // a good call
+			_, errs[i] = s.Guard(ctx, fmt.Sprintf("ok:%d", i), Payload{"refund", "t", "b"}, GuardOptions{Agent: "bot"})
+		case 1: // appends an event committing a row, then fails
+			errs[i] = s.write(ctx, func(tx *Tx) error {
+				ref, err := insertFact(ctx, tx, "epochs", "epoch, operator, at_ms", fmt.Sprintf("00000000-0000-4000-8000-%012d", i), "root", tx.now)
+				if err != nil {
+					return err
+				}
+				if err := appendEvent(ctx, tx, "", evEpochActivated, "root", map[string]any{}, tx.now, &ref); err != nil {
+					return err
+				}
+				return boom
+			})
+		case 2: // a conflict: refused, and the conflict row is a fact
+			_, errs[i] = s.Guard(ctx, "dup", Payload{"refund", "t", fmt.Sprint("other", i)}, GuardOptions{Agent: "bot"})
+		}
+	})
 	for i, err := range errs {
 		switch i % 3 {
 		case 0:
