@@ -27,6 +27,14 @@ type WitnessLine struct {
 	By string    `json:"by"`
 }
 
+// SystemWitnessPath is the shared witness guard consults: a file in a
+// folder the operators' group owns, readable by agents and writable only
+// by operators (README, "Trust model"). Like the anchor, it is fixed at
+// build or install time (-ldflags "-X github.com/tollgate-dev/tollgate/ledger.SystemWitnessPath=...")
+// and never taken from the environment: an agent that could point guard
+// at another witness could hide a rollback from it.
+var SystemWitnessPath = "/var/lib/tollgate/witness"
+
 // DefaultWitnessPath is tollgate/witness under the XDG state directory.
 func DefaultWitnessPath() (string, error) {
 	base, err := xdgDir("XDG_STATE_HOME", ".local/state")

@@ -11,8 +11,12 @@ import (
 	"github.com/tollgate-dev/tollgate/approvals"
 )
 
-// SystemAnchorPath is the anchor read when TOLLGATE_OPERATORS_FILE is unset.
-const SystemAnchorPath = "/etc/tollgate/operators"
+// SystemAnchorPath is the anchor that always applies when it exists. It is
+// a variable only so that a build or an install can fix another place
+// (go build -ldflags "-X github.com/tollgate-dev/tollgate/opkeys.SystemAnchorPath=...")
+// and tests can build a binary with their own; nothing at run time (flag
+// or environment) can move it, since an agent controls its environment.
+var SystemAnchorPath = "/etc/tollgate/operators"
 
 // Anchor is a list of operator keys kept outside the ledger, in OpenSSH
 // allowed_signers form ("NAME[,NAME...] [options] KEYTYPE KEY [comment]").
