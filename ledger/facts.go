@@ -85,7 +85,9 @@ const (
 
 // factlessEvents commit no row: a flagged disagreement is derived from a
 // report and a reconciliation that are themselves proven.
-var factlessEvents = map[string]bool{evDisagreement: true}
+// The schema 8 marker commits no row either: it says where version 1
+// statements end (authority.go).
+var factlessEvents = map[string]bool{evDisagreement: true, evStatementsV2: true}
 
 func factTableNamed(name string) *factTable {
 	for i := range factTables {

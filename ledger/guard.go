@@ -86,7 +86,15 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	digest := p.Digest()
 	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
 		switch ix.Stage {
-		case StatePending, StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
+		case StatePending:
+			// A pending key is answered from the index only while its
+			// epoch is the active one (one more indexed read): a request
+			// of an older epoch is fenced, on the full path.
+			if ix.Deadline > toMS(s.now()) && !s.epochIs(ctx, k.Epoch) {
+				break
+			}
+			fallthrough
+		case StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
 			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
 			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), nil
 		}
@@ -122,24 +130,24 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, an
 	f := in.facts
 	switch f.Stage {
 	case StateRecorded, StateApproved:
-		// Both lead to a new permit (or a request); a key admitted under an
-		// older epoch gets neither.
-		if !in.Created {
-			act, err := activeEpoch(ctx, tx)
-			if err != nil {
-				return a, nil, err
-			}
-			if act.Epoch != "" && k.Epoch != act.Epoch {
-				fe, err := logFence(ctx, tx, k, act.Epoch, in.SHA256, opt.Agent,
-					fmt.Sprintf("admitted under epoch %q, not the active epoch %s: no new permit", k.Epoch, act.Epoch), now)
-				return a, fe, err
-			}
-		}
-		// A grant reads the operator registry: on a signed ledger the
-		// approval's signatures or the auto rule's must prove it.
+		// Both lead to a new permit (or a request). A grant reads the
+		// operator registry: on a signed ledger the approval's signatures
+		// or the auto rule's must prove it, and the epoch it fences by must
+		// prove itself too.
 		t, err := loadTrust(ctx, tx, anchor)
 		if err != nil {
 			return a, nil, err
+		}
+		// A key admitted under an older epoch gets neither a request nor a
+		// permit.
+		act, err := t.activeEpoch(ctx, tx)
+		if err != nil {
+			return a, nil, err
+		}
+		if act.Epoch != k.Epoch && (act.Epoch != "" || !in.Created) {
+			fe, err := logFence(ctx, tx, k, act.Epoch, in.SHA256, opt.Agent,
+				fmt.Sprintf("admitted under epoch %q, not the active epoch %q: no new permit", k.Epoch, act.Epoch), now)
+			return a, fe, err
 		}
 		if f.Stage == StateApproved {
 			if t.required() {
@@ -172,6 +180,21 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, an
 		}
 		a.State, a.Verdict, a.ExpiresAt = StatePending, RetryLater, fromMS(exp)
 		return a, nil, setStage(ctx, tx, key, StatePending, exp, now)
+	case StatePending:
+		// A request of an epoch that is no longer active can never be
+		// approved (decide refuses it), so waiting on it is waiting for
+		// ever: it is fenced.
+		if stateFrom(f.Stage, f.Deadline, now) == StatePending {
+			act, err := activeEpoch(ctx, tx)
+			if err != nil {
+				return a, nil, err
+			}
+			if act.Epoch != "" && act.Epoch != k.Epoch {
+				fe, err := logFence(ctx, tx, k, act.Epoch, in.SHA256, opt.Agent,
+					fmt.Sprintf("pending under epoch %q, not the active epoch %s: it can no longer be approved; use a key under the active epoch", k.Epoch, act.Epoch), now)
+				return a, fe, err
+			}
+		}
 	}
 	return answerFor(a, f, now), nil, nil
 }

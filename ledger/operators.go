@@ -53,7 +53,14 @@ type registry struct {
 	current    map[string]Operator // by fingerprint
 	ever       map[string]Operator // every key once validly registered
 	problems   []Problem
+	// legacy is the last event whose facts may carry version 1 statements
+	// (legacyThrough); 0 on a ledger that accepts none.
+	legacy int64
 }
+
+// legacyOK reports whether a fact committed by event seq may be proven by
+// a version 1 statement.
+func (r *registry) legacyOK(seq int64) bool { return seq > 0 && seq <= r.legacy }
 
 func (r *registry) add(table, row, key, rule string, args ...any) {
 	r.problems = append(r.problems, Problem{Table: table, Row: row, Key: key, Rule: fmt.Sprintf(rule, args...)})
@@ -108,6 +115,9 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 	if reg.ledger, err = ledgerID(ctx, tx); err != nil {
 		return nil, err
 	}
+	if reg.legacy, err = legacyThrough(ctx, tx); err != nil {
+		return nil, err
+	}
 	ledger := reg.ledger
 	seen := map[string]bool{}
 	for _, o := range rows {
@@ -126,6 +136,16 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 			reg.add("operators", where, "", "operator change %q is not committed by its event: it counts for nothing", name)
 			continue
 		}
+		// The registry follows the chain's links, not event numbers: an
+		// event numbered to come first (before the real first
+		// registration, say) but not linked into the chain counts for
+		// nothing.
+		if linked, err := eventLinked(ctx, tx, o.seq.Int64); err != nil {
+			return nil, err
+		} else if !linked {
+			reg.add("operators", where, "", "operator change %q is committed by event %d, which is not linked into the hash chain: it counts for nothing", name, o.seq.Int64)
+			continue
+		}
 		pub, err := opkeys.ParsePublicKey(line)
 		if err != nil || opkeys.Fingerprint(pub) != fp || o.vals[2] != approvals.NameKey(name) {
 			reg.add("operators", where, "", "operator change %q has a key, fingerprint or name key that do not agree", name)
@@ -137,7 +157,7 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 			if err != nil {
 				return nil, err
 			}
-			if _, why := reg.prove(st, ledger, o.sig, reg.current, nil, ""); why != "" {
+			if _, why := reg.prove(st, ledger, o.sig, reg.current, nil, "", reg.legacyOK(o.seq.Int64)); why != "" {
 				reg.add("operators", where, "", "operator change %q (%s): %s", name, action, why)
 				continue
 			}
@@ -177,8 +197,10 @@ func (r *registry) byName(name string) *Operator {
 // prove checks one signed fact: its signature row, a signing key in keys
 // (and in the anchor, when there is one), the statement verifying, and the
 // fact's author (when it names one) being that key's operator. It returns
-// the operator, or why the proof fails.
-func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[string]Operator, anchor *opkeys.Anchor, author string) (Operator, string) {
+// the operator, or why the proof fails. A version 1 statement (which
+// does not bind the fact's place) counts only when legacy says the fact
+// was committed before the ledger's upgrade to version 2.
+func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[string]Operator, anchor *opkeys.Anchor, author string, legacy bool) (Operator, string) {
 	if !sig.present() {
 		return Operator{}, "unsigned"
 	}
@@ -188,7 +210,11 @@ func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[strin
 	}
 	st.Ledger, st.Signed = ledger, sig.signed.Int64
 	if err := checkSignature(op.pub, st, sig.blob); err != nil {
-		return op, err.Error()
+		v1 := st
+		v1.V = 1
+		if !legacy || checkSignature(op.pub, v1, sig.blob) != nil {
+			return op, err.Error()
+		}
 	}
 	if author != "" && !approvals.SameName(author, op.Name) {
 		return op, fmt.Sprintf("names operator %q but is signed by %q's key", author, op.Name)
@@ -231,7 +257,7 @@ func proofOf(ctx context.Context, tx *Tx, reg *registry, ledger, table, row, aut
 	if err != nil {
 		return Proof{}, err
 	}
-	op, why := reg.prove(st, ledger, sig, reg.ever, nil, author)
+	op, why := reg.prove(st, ledger, sig, reg.ever, nil, author, reg.legacyOK(committedSeq))
 	if why != "" {
 		return Proof{Status: "invalid", Problem: why, Fingerprint: sig.fp.String}, nil
 	}

@@ -3,8 +3,10 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
@@ -24,12 +26,33 @@ type trust struct {
 // loadTrust reads the registry inside tx. With an anchor present the
 // ledger must be signed: a ledger whose operator rows were deleted would
 // otherwise look unsigned and grant on names alone.
+//
+// It fails closed: an operator change that does not prove itself (not
+// committed, not linked into the chain, not signed by an operator before
+// it) makes the registry itself doubtful, and a ledger whose chain shows
+// it was signed but whose registry reads as empty has lost its operators;
+// guard then grants nothing.
 func loadTrust(ctx context.Context, tx *Tx, anchor *opkeys.Anchor) (*trust, error) {
 	reg, err := loadRegistry(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	return &trust{ledger: reg.ledger, reg: reg, anchor: anchor}, nil
+	t := &trust{ledger: reg.ledger, reg: reg, anchor: anchor}
+	if len(reg.problems) > 0 {
+		p := reg.problems[0]
+		return nil, integrityError("the operator registry is doubtful: %s %s: %s", p.Table, p.Row, p.Rule)
+	}
+	if !reg.signed {
+		var n int
+		err := tx.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM events WHERE fact_table IN ('operators', 'signatures') LIMIT 1) x").Scan(&n)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return nil, integrityError("the chain records operator changes or signatures, but no registered operator remains: a signed ledger stays signed")
+		}
+	}
+	return t, nil
 }
 
 // required reports whether grants need signatures.
@@ -96,7 +119,7 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 		}
 		st := ctxSt
 		st.Act, st.Text = string(v.Decision), v.Reason
-		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator)
+		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator, t.reg.legacyOK(v.seq))
 		switch {
 		case bad != "":
 			why = append(why, fmt.Sprintf("%s by %q: %s", v.Decision, v.Operator, bad))
@@ -112,32 +135,165 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 	return nil
 }
 
-// provenRules keeps, on a signed ledger, the rules whose signatures
-// verify; Match then applies to them as to all rules on an unsigned one.
-// Only the rule that would match is checked, then the next, so a guard
+// matchProven is the rule a signed ledger applies: among the newest rule
+// of each pattern, the best match, which must be in force. A pattern
+// whose newest rule was set before the ledger was signed has no rule in
+// force (its kinds fall to the next match or the default, approval). Any
+// other newest rule that does not prove itself (unsigned, signed by a
+// removed or unlisted key, copied from another place, not committed by a
+// linked event) fails closed: guard never falls back to an older rule
+// for the pattern, which is what deleting or spoiling the newest would
+// otherwise buy. Only the rules that would match are checked, so a guard
 // pays for one signature check, not one per rule.
 func (t *trust) matchProven(ctx context.Context, tx *Tx, rules []approvals.Rule, kind string) (approvals.Rule, error) {
+	if err := committedRowsPresent(ctx, tx, "policy_rules", "policy rule"); err != nil {
+		return approvals.Rule{}, err
+	}
+	newest := newestRules(rules)
 	for {
-		r := approvals.Match(rules, kind)
+		r := approvals.Match(newest, kind)
 		if r.ID == 0 {
 			return r, nil
 		}
-		row := fmt.Sprint(r.ID)
-		var sig sigRow
-		var author string
-		if err := tx.QueryRowContext(ctx, "SELECT t.operator, s.fingerprint, s.signed_ms, s.signature FROM policy_rules t"+sigJoin("policy_rules", "id")+" WHERE t.id = ?", r.ID).
-			Scan(&author, &sig.fp, &sig.signed, &sig.blob); err != nil {
-			return r, err
-		}
-		st, err := statementFor(ctx, tx, "policy_rules", row)
+		st, err := t.ruleStanding(ctx, tx, r.ID)
 		if err != nil {
 			return r, err
 		}
-		if _, bad := t.reg.prove(st, t.ledger, sig, t.reg.current, t.anchor, author); bad == "" {
+		switch {
+		case st.InForce:
 			return r, nil
+		case !st.Invalid:
+			newest = slices.DeleteFunc(newest, func(x approvals.Rule) bool { return x.ID == r.ID })
+		default:
+			return r, integrityError("the newest rule for pattern %q (rule %d) is not in force: %s", r.Pattern, r.ID, st.Why)
 		}
-		rules = slices.DeleteFunc(rules, func(x approvals.Rule) bool { return x.ID == r.ID })
 	}
+}
+
+// prefixed qualifies each of a comma-separated list of columns.
+func prefixed(alias, cols string) string {
+	return alias + strings.ReplaceAll(cols, ", ", ", "+alias)
+}
+
+// newestRules keeps the newest rule of each pattern, in id order.
+func newestRules(rules []approvals.Rule) []approvals.Rule {
+	last := map[string]int64{}
+	for _, r := range rules {
+		last[r.Pattern] = max(last[r.Pattern], r.ID)
+	}
+	return slices.DeleteFunc(slices.Clone(rules), func(r approvals.Rule) bool { return last[r.Pattern] != r.ID })
+}
+
+// RuleStanding says whether a rule is in force, as guard judges it, and
+// why not.
+type RuleStanding struct {
+	InForce bool `json:"in_force"`
+	// Invalid is set when the rule is not in force for a reason that
+	// makes guard refuse (fail closed) rather than skip it.
+	Invalid bool   `json:"invalid,omitempty"`
+	Why     string `json:"why,omitempty"`
+	// Proof is the rule's signature as status shows a decision's.
+	Proof Proof `json:"proof"`
+}
+
+// ruleStanding judges one rule: committed by its event, that event
+// linked into the chain, and (on a signed ledger) signed over its place by
+// a key registered now and listed in the anchor. A rule set before the
+// ledger was signed is not in force once it is: it may say auto, and no
+// operator signed it.
+func (t *trust) ruleStanding(ctx context.Context, tx *Tx, id int64) (RuleStanding, error) {
+	st, early, err := t.factStanding(ctx, tx, "policy_rules", id)
+	if early {
+		st.InForce, st.Why = false, "unsigned: set before the ledger was signed; set it again to sign it"
+	}
+	return st, err
+}
+
+// factStanding judges one authority fact (a rule, an epoch) as guard
+// relies on it. early reports an unsigned fact committed before the
+// ledger was signed: in force on its own terms, and the caller decides
+// what that means for its kind of fact.
+func (t *trust) factStanding(ctx context.Context, tx *Tx, table string, id int64) (st RuleStanding, early bool, err error) {
+	tbl := factTableNamed(table)
+	var sig sigRow
+	var seq sql.NullInt64
+	var sha sql.NullString
+	vals := make([]any, tbl.ncols())
+	dest := make([]any, 0, len(vals)+5)
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	dest = append(dest, &seq, &sha, &sig.fp, &sig.signed, &sig.blob)
+	q := "SELECT " + prefixed("t.", tbl.cols) + ", e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature FROM " + table + " t" +
+		" LEFT JOIN events e ON e.fact_table = '" + table + "' AND e.fact_row = CAST(t." + tbl.id + " AS TEXT)" + sigJoin(table, tbl.id) + " WHERE t." + tbl.id + " = ?"
+	if err := tx.QueryRowContext(ctx, q, id).Scan(dest...); err != nil {
+		return RuleStanding{}, false, err
+	}
+	bad := func(why string) (RuleStanding, bool, error) {
+		return RuleStanding{Invalid: true, Why: why, Proof: Proof{Status: "invalid", Problem: why}}, false, nil
+	}
+	if !seq.Valid || sha.String != tbl.ref(vals).SHA256 {
+		return bad("not committed by its event")
+	}
+	if linked, err := eventLinked(ctx, tx, seq.Int64); err != nil || !linked {
+		if err != nil {
+			return RuleStanding{}, false, err
+		}
+		return bad(fmt.Sprintf("its event %d is not linked into the hash chain", seq.Int64))
+	}
+	unsigned := RuleStanding{InForce: true, Proof: Proof{Status: "unsigned"}}
+	if !t.required() {
+		return unsigned, false, nil
+	}
+	if !t.reg.signed || seq.Int64 <= t.reg.genesisSeq && !sig.present() {
+		return unsigned, true, nil
+	}
+	stmt, err := statementFromRow(ctx, tx, tbl, vals)
+	if err != nil {
+		return RuleStanding{}, false, err
+	}
+	author := tbl.value(vals, signedFacts[table])
+	op, why := t.reg.prove(stmt, t.ledger, sig, t.reg.current, t.anchor, author, t.reg.legacyOK(seq.Int64))
+	if why != "" {
+		return bad(why)
+	}
+	return RuleStanding{InForce: true, Proof: Proof{Status: "signed", Operator: op.Name, Fingerprint: op.Fingerprint}}, false, nil
+}
+
+// committedRowsPresent fails closed when the chain commits a row of table
+// that is gone: the newest rule for a pattern, or the newest epoch,
+// deleted from the file would otherwise leave the one before it in force.
+func committedRowsPresent(ctx context.Context, tx *Tx, table, what string) error {
+	tbl := factTableNamed(table)
+	var row string
+	err := tx.QueryRowContext(ctx, "SELECT e.fact_row FROM events e LEFT JOIN "+table+" t ON CAST(t."+tbl.id+" AS TEXT) = e.fact_row"+
+		" WHERE e.fact_table = '"+table+"' AND t."+tbl.id+" IS NULL LIMIT 1").Scan(&row)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	}
+	return integrityError("the chain commits %s %s, whose row is missing", what, row)
+}
+
+// activeEpoch is the epoch guard fences by, proven: every epoch the chain
+// commits still has its row, and the newest is committed by a linked
+// event and, on a signed ledger, signed over its place. Deleting the
+// newest epoch's row would otherwise un-fence the keys it fenced.
+func (t *trust) activeEpoch(ctx context.Context, tx *Tx) (EpochInfo, error) {
+	if err := committedRowsPresent(ctx, tx, "epochs", "epoch activation"); err != nil {
+		return EpochInfo{}, err
+	}
+	act, err := activeEpoch(ctx, tx)
+	if err != nil || act.Seq == 0 {
+		return act, err
+	}
+	st, _, err := t.factStanding(ctx, tx, "epochs", act.Seq)
+	if err == nil && st.Invalid {
+		err = integrityError("the active epoch %s (activation %d) is not in force: %s", act.Epoch, act.Seq, st.Why)
+	}
+	return act, err
 }
 
 // decisionProofs fills a key's votes and the proof of each vote and of

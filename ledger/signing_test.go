@@ -259,6 +259,7 @@ func TestAgentCannotForgeApproval(t *testing.T) {
 		{name: "a signature copied from alice's decision on another key", kind: "ask",
 			attack: func(t *testing.T, _ string, db *rawConn, key string) {
 				id := insertApproval(t, db, key, "alice")
+				mustExec(t, db, "DROP INDEX signatures_once") // a patient attacker drops what refuses the copy
 				mustExec(t, db, `INSERT INTO signatures(fact_table, fact_row, fingerprint, signed_ms, signature, at_ms)
 					SELECT 'votes', ?, s.fingerprint, s.signed_ms, s.signature, s.at_ms FROM signatures s
 					JOIN votes v ON s.fact_table = 'votes' AND s.fact_row = CAST(v.id AS TEXT) WHERE v.action_key = 'k:legit'`, id)
@@ -453,10 +454,13 @@ func TestAnchorRefusesKeysItDoesNotList(t *testing.T) {
 	forgeSigned(t, db, w.agent, "votes", insertApproval(t, db, "k:rewrite", "alice"), nil)
 
 	requireNoPermit(t, openAs(t, path, w.clk, anchor), "k:rewrite", "ask")
-	// Without the anchor the rewrite is what it claims to be: the limit
-	// the README states (keep the operators file out of the agent's reach).
-	if a, _ := openAs(t, path, w.clk, nil).Guard(ctx, "k:rewrite", Payload{"ask", "acct-1", "refund 40"}, GuardOptions{Agent: "agent-7"}); a.Verdict != Permitted {
-		t.Fatalf("the rewritten table was not taken at its word without an anchor (test premise broken): %+v", a)
+	// Without the anchor the registry follows the chain's links, not event
+	// numbers: an operator event numbered to come first but not linked
+	// into the chain makes the registry doubtful, and guard fails closed.
+	// (An agent that renumbers the whole chain is caught only by the
+	// anchor or a witness: the limit the README states.)
+	if a, err := openAs(t, path, w.clk, nil).Guard(ctx, "k:rewrite", Payload{"ask", "acct-1", "refund 40"}, GuardOptions{Agent: "agent-7"}); !errors.Is(err, ErrIntegrity) || a.PermitID != "" {
+		t.Fatalf("an operator event out of the chain, without an anchor: %+v %v, want an integrity refusal", a, err)
 	}
 }
 

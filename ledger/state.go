@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"strconv"
@@ -174,6 +175,25 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (index
 		return r, false
 	}
 	return r, r.unpack(packed) && r.SHA256 == digest
+}
+
+// epochIs reports whether epoch is the active one ("" when none was ever
+// activated), read as fastLookup reads, outside any transaction. Any
+// failure answers false: the caller then takes the full path.
+func (s *Store) epochIs(ctx context.Context, epoch string) bool {
+	db := s.r
+	if s.one {
+		db = s.w
+	}
+	if db == nil {
+		return false
+	}
+	var active string
+	err := db.QueryRowContext(ctx, "SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1").Scan(&active)
+	if errors.Is(err, sql.ErrNoRows) {
+		return epoch == ""
+	}
+	return err == nil && active == epoch
 }
 
 // unpack reads the value fastCols builds.

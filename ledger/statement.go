@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,6 +20,10 @@ import (
 // from the stored row by statementFor, so a signature proves exactly the
 // row that verify and guard read, and nothing that row does not say.
 type statement struct {
+	// V is the statement's version: 2 for everything this build signs;
+	// 1 only for a signature made before the ledger's upgrade to schema 8
+	// (legacyThrough), which said nothing of the fact's place.
+	V       int
 	Ledger  string
 	Fact    string
 	Key     string
@@ -25,25 +31,51 @@ type statement struct {
 	Request string
 	Act     string
 	Text    string
-	Signed  int64
+	// Place binds the fact to where it stands, so that a signed row
+	// copied to another position never verifies: for a rule the rule it
+	// replaces (or that it is the first for its pattern), for an epoch the
+	// epoch before it, for an operator change the registry state it
+	// changes (the change before it). Votes, reconciliations and reviews
+	// are bound by Request already (the request, the permit, the conflict
+	// or fenced call they answer).
+	Place  string
+	Signed int64
+	// row is the fact's own row id when the statement is rebuilt from a
+	// stored row, empty for a draft (the row the next write appends): the
+	// place is what stood before it.
+	row string
 	// ref is the id of the row a review closes; the statement carries it
 	// in Request once completed.
 	ref string
 }
 
-// statementHeader names the format; a signature over it cannot be taken
-// for an SSH login or a git commit signature by the same key.
-const statementHeader = "tollgate signed statement v1\n"
+// statementHeader names the format and its version; a signature over it
+// cannot be taken for an SSH login or a git commit signature by the same
+// key, nor a statement of one version for the other.
+const (
+	statementHeaderV1 = "tollgate signed statement v1\n"
+	statementHeaderV2 = "tollgate signed statement v2\n"
+)
+
+// currentStatement is the version this build signs.
+const currentStatement = 2
 
 // bytes is the canonical encoding: fixed field names in a fixed order,
 // each value Go-quoted, so no value can shift into another field.
 func (st statement) bytes() []byte {
 	var b strings.Builder
-	b.WriteString(statementHeader)
-	for _, f := range [...][2]string{
+	fields := [][2]string{
 		{"ledger", st.Ledger}, {"fact", st.Fact}, {"key", st.Key}, {"payload_sha256", st.Payload},
-		{"request", st.Request}, {"act", st.Act}, {"text", st.Text}, {"signed_ms", strconv.FormatInt(st.Signed, 10)},
-	} {
+		{"request", st.Request}, {"act", st.Act}, {"text", st.Text},
+	}
+	if st.V == 1 {
+		b.WriteString(statementHeaderV1)
+	} else {
+		b.WriteString(statementHeaderV2)
+		fields = append(fields, [2]string{"place", st.Place})
+	}
+	fields = append(fields, [2]string{"signed_ms", strconv.FormatInt(st.Signed, 10)})
+	for _, f := range fields {
 		b.WriteString(f[0])
 		b.WriteString(": ")
 		b.WriteString(strconv.Quote(f[1]))
@@ -86,7 +118,7 @@ func statementFor(ctx context.Context, tx *Tx, table, row string) (statement, er
 // a draft before the row exists.
 func statementFromRow(ctx context.Context, tx *Tx, t *factTable, vals []any) (statement, error) {
 	v := func(col string) string { return t.value(vals, col) }
-	st := statement{Fact: t.name}
+	st := statement{V: currentStatement, Fact: t.name, row: fmt.Sprint(vals[0])}
 	switch t.name {
 	case "votes":
 		st.Key, st.Act, st.Text = v("action_key"), v("decision"), v("reason")
@@ -115,7 +147,14 @@ func statementFromRow(ctx context.Context, tx *Tx, t *factTable, vals []any) (st
 // permit a reconciliation settles, the conflict or fenced call a review
 // closes.
 func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
+	if st.V == 0 {
+		st.V = currentStatement
+	}
 	switch st.Fact {
+	case "policy_rules":
+		return placeStatement(ctx, tx, st, "rule", "pattern = ? AND ", st.Request)
+	case "epochs":
+		return placeStatement(ctx, tx, st, "epoch", "", nil)
 	case "votes":
 		_, err := voteContext(ctx, tx, st)
 		return err
@@ -135,8 +174,8 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 		st.Request = "fenced_id=" + st.ref
 		return err
 	case "operators":
-		if st.Act != "remove" {
-			return nil
+		if err := placeStatement(ctx, tx, st, "operator change", "", nil); err != nil || st.Act != "remove" {
+			return err
 		}
 		// A removal drafted by name: the row will carry the registered
 		// spelling and key (a drift is caught when the row is written).
@@ -146,6 +185,38 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 		st.Act = "remove " + pub
 		return err
 	}
+	return nil
+}
+
+// placeStatement binds st to its place: the row of the same table (and,
+// for a rule, the same pattern) that stands immediately before it, named
+// by id and by the SHA-256 its event commits, or "first" when none does.
+// A draft's place is the newest such row: the one it will follow.
+func placeStatement(ctx context.Context, tx *Tx, st *statement, what, where string, arg any) error {
+	t := factTableNamed(st.Fact)
+	q := "SELECT " + t.cols + " FROM " + t.name + " WHERE " + where
+	var args []any
+	if arg != nil {
+		args = append(args, arg)
+	}
+	if st.row != "" {
+		q += t.id + " < ?"
+		args = append(args, st.row)
+	} else {
+		q += "1 = 1"
+	}
+	vals, err := scanFact(tx.QueryRowContext(ctx, q+" ORDER BY "+t.id+" DESC LIMIT 1", args...), t.ncols())
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		st.Place = "first " + what
+		if what == "rule" {
+			st.Place += " for this pattern"
+		}
+		return nil
+	case err != nil:
+		return err
+	}
+	st.Place = fmt.Sprintf("after %s %s=%v sha256=%s", what, t.id, vals[0], t.ref(vals).SHA256)
 	return nil
 }
 

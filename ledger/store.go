@@ -192,13 +192,17 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 // the first migration that has ledger_meta (5 on SQLite, where it also
 // seals every fact row written before events committed their rows; the
 // first on PostgreSQL) gives the ledger its identity, and from schema 7 on
-// the chain_head row names the events it appended.
+// the chain_head row names the events it appended; schema 8 marks where
+// version 1 statements end on a ledger that holds signatures.
 func afterMigration(now func() time.Time, rebind func(string) string) engine.Migration {
 	return func(ctx context.Context, stx *sql.Tx, version int) error {
 		if version < 5 {
 			return nil
 		}
 		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
+		if version == 8 {
+			return markStatementsV2(ctx, tx)
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ledger_meta").Scan(&n); err != nil || n > 0 {
 			return err

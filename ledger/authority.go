@@ -1,0 +1,119 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrIntegrity means a fact that a grant relies on (the operator set,
+// the newest rule for a pattern, the active epoch, the chain around
+// them) is invalid or missing. Guard then refuses: it never falls back to
+// an older fact that happens to verify, since removing the newest one is
+// exactly what an agent that can write the file would try. It is a kind
+// of ErrNotPermitted (exit 77): no valid authority allows this permit.
+var ErrIntegrity = fmt.Errorf("%w: ledger integrity", ErrNotPermitted)
+
+// integrityError names the fact that failed and why, for the operator
+// who must repair or restore the ledger.
+func integrityError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s; no permit is issued until an operator runs 'tollgate verify' and repairs or restores the ledger", ErrIntegrity, fmt.Sprintf(format, args...))
+}
+
+// evStatementsV2 marks, on a ledger upgraded to schema 8 while it held
+// signatures, where statements of version 1 end: a v1 signature counts
+// only for a fact committed before this event. A ledger created at
+// schema 8 or later has none, and accepts no v1 signature.
+const evStatementsV2 = "statements_v2"
+
+// eventLinked reports whether the event at seq is part of the chain: its
+// hash recomputes from its fields, its prev_hash is the hash of the event
+// before it (the zero hash for the first), and the event after it names
+// its hash (or, for the newest, the chain head row does). The registry
+// is replayed only from events that pass this: an event inserted with a
+// number of its own choosing (before the first registration, say) is not
+// in the chain however its fields read.
+func eventLinked(ctx context.Context, tx *Tx, seq int64) (bool, error) {
+	evs, err := queryRows(ctx, tx, "SELECT "+eventCols+" FROM events WHERE seq BETWEEN ? AND ? ORDER BY seq", []any{seq - 1, seq + 1},
+		func(r *sql.Rows, x *linkedEvent) error {
+			var err error
+			x.detail, x.hv, err = scanEvent(r, &x.Event)
+			return err
+		})
+	if err != nil {
+		return false, err
+	}
+	var before, at, after *linkedEvent
+	for i := range evs {
+		switch evs[i].Seq {
+		case seq - 1:
+			before = &evs[i]
+		case seq:
+			at = &evs[i]
+		case seq + 1:
+			after = &evs[i]
+		}
+	}
+	if at == nil || at.hash() != at.Hash {
+		return false, nil
+	}
+	switch {
+	case seq == 1 && at.PrevHash != zeroHash, seq > 1 && (before == nil || before.Hash != at.PrevHash):
+		return false, nil
+	case after != nil:
+		return after.PrevHash == at.Hash, nil
+	}
+	var head Head
+	err = tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1").Scan(&head.Seq, &head.Hash)
+	if err != nil {
+		return false, err
+	}
+	return head.Seq == seq && head.Hash == at.Hash, nil
+}
+
+type linkedEvent struct {
+	Event
+	detail string
+	hv     int
+}
+
+func (e *linkedEvent) hash() string {
+	return eventHash(e.hv, e.PrevHash, e.Seq, e.ActionKey, e.Type, e.Actor, e.detail, toMS(e.At),
+		factRef{Table: e.FactTable, Row: e.FactRow, SHA256: e.FactSHA256})
+}
+
+// legacyThrough is the last event whose facts may carry version 1
+// statements: the event before the schema 8 marker, or 0 when there is
+// none (a ledger that had no signature when it was upgraded, or was
+// created at schema 8). A marker that is not in the chain counts for
+// nothing: then no v1 signature counts either, and guard fails closed.
+func legacyThrough(ctx context.Context, tx *Tx) (int64, error) {
+	var seq int64
+	err := tx.QueryRowContext(ctx, "SELECT seq FROM events WHERE fact_table = '' AND type = ? ORDER BY seq LIMIT 1", evStatementsV2).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	ok, err := eventLinked(ctx, tx, seq)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return seq - 1, nil
+}
+
+// markStatementsV2 is schema 8's step on a ledger that already holds
+// signatures: it appends the marker after which every statement is v2.
+func markStatementsV2(ctx context.Context, tx *Tx) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM signatures").Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	if err := appendEvent(ctx, tx, "", evStatementsV2, "tollgate", map[string]any{"statements": 2}, tx.now, nil); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1", tx.head.Seq, tx.head.Hash)
+	return err
+}
