@@ -315,10 +315,14 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 	if err != nil {
 		return nil, err
 	}
+	// Readers carry the anchor too: verify names each decision signed
+	// outside it. Writers consult the shared witness before a grant, at
+	// the place fixed at build time, never one the environment names.
+	if opt.Anchor, err = c.anchor(); err != nil {
+		return nil, err
+	}
 	if !opt.ReadOnly {
-		if opt.Anchor, err = c.anchor(); err != nil {
-			return nil, err
-		}
+		opt.Witness = ledger.SystemWitnessPath
 	}
 	return c.env.Open(ctx, path, opt)
 }

@@ -70,7 +70,14 @@ func (w *witnessArg) record(h ledger.Head, by string) error {
 	if err != nil {
 		return err
 	}
-	return ledger.AppendWitness(path, h, by, time.Now())
+	now := time.Now()
+	if err := ledger.AppendWitness(path, h, by, now); err != nil {
+		return err
+	}
+	// Operators feed the shared witness that every guard consults, where
+	// the installer made its folder and this user may write it.
+	_, err = ledger.ShareWitness(h, by, now)
+	return err
 }
 
 func noArgs(c *cmdCtx) error {
@@ -220,8 +227,9 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 		code := verdictExit(a.Verdict)
 		return answer{code: code, json: struct {
 			ledger.Answer
-			ExitCode int `json:"exit_code"`
-		}{a, code}, text: func(w io.Writer) { guardText(w, a) }}, nil
+			Authority string `json:"authority"`
+			ExitCode  int    `json:"exit_code"`
+		}{a, c.authority(), code}, text: func(w io.Writer) { guardText(w, a) }}, nil
 	})
 }
 
@@ -317,7 +325,14 @@ func runStatus(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		d, err := s.Status(ctx, key)
-		return ok(d, func(w io.Writer) { statusText(w, d) }), err
+		auth := c.authority()
+		return ok(struct {
+			ledger.Detail
+			Authority string `json:"authority"`
+		}{d, auth}, func(w io.Writer) {
+			statusText(w, d)
+			fmt.Fprintf(w, "authority:    %s\n", safetext.Escape(auth))
+		}), err
 	})
 }
 
@@ -647,6 +662,11 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// The shared witness guard consults is checked too, when readable.
+	if wpath != ledger.SystemWitnessPath {
+		shared, sbad, _ := ledger.ReadWitness(ledger.SystemWitnessPath)
+		heads, bad = append(heads, shared...), append(bad, sbad...)
+	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		p := c.progress()
 		defer p.finish()
@@ -670,8 +690,8 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 			ledger.VerifyReport
 			OK bool `json:"ok"`
 		}{rep, rep.OK()}, text: func(w io.Writer) {
-			fmt.Fprintf(w, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\n",
-				rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath))
+			fmt.Fprintf(w, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\noperators file: %s\n",
+				rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath), safetext.Escape(rep.Anchor))
 			for _, p := range rep.Problems {
 				fmt.Fprintf(w, "PROBLEM %s\n", safetext.Escape(p.String()))
 			}

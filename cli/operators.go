@@ -106,6 +106,17 @@ func (c *cmdCtx) anchor() (*opkeys.Anchor, error) {
 	return a, nil
 }
 
+// authority says what approvals rest on, for status and guard --json:
+// the operators file in force, or that there is none and approvals are
+// only as safe as the ledger file's permissions.
+func (c *cmdCtx) authority() string {
+	a, err := c.anchor()
+	if err != nil {
+		return "operators file unreadable: " + err.Error()
+	}
+	return a.Describe()
+}
+
 // asOperator is the one runner for operator-authored writes: it opens the
 // ledger with the operator's keys, the anchor and the login name as the
 // unsigned default, then runs fn as withLedger does.

@@ -28,6 +28,7 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 			return 0, fmt.Errorf("key %s: %w", it.Key, err)
 		}
 	}
+	g := s.grantInputs()
 	return write(ctx, s, func(tx *Tx) (int, error) {
 		conflicts, now := 0, tx.now
 		for i, it := range items {
@@ -42,7 +43,7 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 			if it.RecordOnly {
 				continue
 			}
-			if _, _, err := guardTx(ctx, tx, keys[i], in, GuardOptions{Agent: it.Agent, Lease: DefaultLease}, s.anchor, now); err != nil {
+			if _, _, err := guardTx(ctx, tx, keys[i], in, GuardOptions{Agent: it.Agent, Lease: DefaultLease}, g, now); err != nil {
 				return 0, err
 			}
 		}

@@ -99,6 +99,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), nil
 		}
 	}
+	g := s.grantInputs()
 	r, err := write(ctx, s, func(tx *Tx) (refused[Answer], error) {
 		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, tx.now)
 		switch {
@@ -109,7 +110,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		case fe != nil:
 			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, nil
 		}
-		a, fe, err := guardTx(ctx, tx, k, in, opt, s.anchor, tx.now)
+		a, fe, err := guardTx(ctx, tx, k, in, opt, g, tx.now)
 		if fe != nil {
 			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, err
 		}
@@ -124,7 +125,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 // guardTx takes the key's next step from its facts (in.facts, read in
 // this transaction): evaluate policy, request approval, or issue the
 // permit an approval or an auto rule allows.
-func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, anchor *opkeys.Anchor, now int64) (Answer, *FencedError, error) {
+func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g grantInputs, now int64) (Answer, *FencedError, error) {
 	key := k.String()
 	a := Answer{Key: key, Logical: k.Logical, Epoch: k.Epoch, SHA256: in.SHA256, Replayed: !in.Created}
 	f := in.facts
@@ -134,8 +135,11 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, an
 		// operator registry: on a signed ledger the approval's signatures
 		// or the auto rule's must prove it, and the epoch it fences by must
 		// prove itself too.
-		t, err := loadTrust(ctx, tx, anchor)
+		t, err := loadTrust(ctx, tx, g.anchor)
 		if err != nil {
+			return a, nil, err
+		}
+		if err := t.checkWitness(ctx, tx, g); err != nil {
 			return a, nil, err
 		}
 		// A key admitted under an older epoch gets neither a request nor a
@@ -197,6 +201,20 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, an
 		}
 	}
 	return answerFor(a, f, now), nil, nil
+}
+
+// grantInputs is what a grant is checked against besides the ledger's
+// own facts: the anchor outside it, and the heads of the witness guard
+// consults with the path the ledger is witnessed under. They are read
+// before the transaction (file I/O holds no lock).
+type grantInputs struct {
+	anchor  *opkeys.Anchor
+	witness []Head
+	path    string
+}
+
+func (s *Store) grantInputs() grantInputs {
+	return grantInputs{anchor: s.anchor, witness: s.witness.heads(), path: s.witnessName()}
 }
 
 // answerFor is the answer for a key that needs no new step.

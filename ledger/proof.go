@@ -55,6 +55,21 @@ func loadTrust(ctx context.Context, tx *Tx, anchor *opkeys.Anchor) (*trust, erro
 	return t, nil
 }
 
+// checkWitness applies checkWitness to a grant, when a witness was read.
+func (t *trust) checkWitness(ctx context.Context, tx *Tx, g grantInputs) error {
+	if len(g.witness) == 0 {
+		return nil
+	}
+	id := t.ledger
+	if id == "" {
+		var err error
+		if id, err = ledgerID(ctx, tx); err != nil {
+			return err
+		}
+	}
+	return checkWitness(ctx, tx, g.witness, id, g.path)
+}
+
 // required reports whether grants need signatures.
 func (t *trust) required() bool { return t.reg.signed || t.anchor != nil }
 
@@ -355,6 +370,9 @@ func verifySignatures(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		return err
 	}
 	rep.Problems = append(rep.Problems, reg.problems...)
+	if err := verifySignaturesOnce(ctx, tx, rep); err != nil {
+		return err
+	}
 	for _, ft := range factTables {
 		author, ok := signedFacts[ft.name]
 		if !ok || ft.name == "operators" {
@@ -388,6 +406,45 @@ func verifySignatures(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		}
 	}
 	return nil
+}
+
+// verifyAnchor names each signature made by a key the operators file
+// does not list for its operator: a decision signed outside the anchor,
+// which guard never honours.
+func verifyAnchor(ctx context.Context, tx *Tx, rep *VerifyReport, anchor *opkeys.Anchor) error {
+	if anchor == nil {
+		return nil
+	}
+	reg, err := loadRegistry(ctx, tx)
+	if err != nil || !reg.signed {
+		return err
+	}
+	type sig struct{ table, row, fp string }
+	sigs, err := queryRows(ctx, tx, "SELECT fact_table, fact_row, fingerprint FROM signatures ORDER BY id", nil,
+		func(r *sql.Rows, x *sig) error { return r.Scan(&x.table, &x.row, &x.fp) })
+	for _, x := range sigs {
+		op, ok := reg.ever[x.fp]
+		if !ok {
+			continue // verifySignatures names a key that was never registered
+		}
+		if why := anchor.Allows(op.Name, op.pub); why != nil {
+			rep.add(x.table, "row="+x.row, "", "signed outside the operators file: %v", why)
+		}
+	}
+	return err
+}
+
+// verifySignaturesOnce names every row whose signature is also another
+// row's: a signature proves one fact in one place and counts once.
+func verifySignaturesOnce(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	type dup struct{ table, row string }
+	rows, err := queryRows(ctx, tx, `SELECT fact_table, fact_row FROM signatures WHERE signature IN
+		(SELECT signature FROM signatures GROUP BY signature HAVING count(*) > 1) ORDER BY id`, nil,
+		func(r *sql.Rows, x *dup) error { return r.Scan(&x.table, &x.row) })
+	for _, x := range rows {
+		rep.add(x.table, "row="+x.row, "", "its signature is also another row's: a signature counts once (a copied row)")
+	}
+	return err
 }
 
 // Approvals counts the approvals on file (one per operator: votes are

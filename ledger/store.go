@@ -58,6 +58,11 @@ type Options struct {
 	// Anchor, when set, is the allowed_signers list outside the ledger:
 	// a signing key must be listed there too, for permits and signing.
 	Anchor *opkeys.Anchor
+	// Witness is the witness file guard consults before a grant (the CLI
+	// passes SystemWitnessPath, never a path from the environment): a
+	// head it saw that the ledger no longer holds, or another ledger at
+	// this path, refuses the permit. Empty consults none.
+	Witness string
 	// GroupCommit commits writes that arrive while another commits
 	// together, one transaction and one fsync for all, each in its own
 	// savepoint with its own answer (group.go). For a process that serves
@@ -90,6 +95,7 @@ type Store struct {
 	signers  []ssh.Signer
 	operator string
 	anchor   *opkeys.Anchor
+	witness  *sharedWitness
 	// grouped is Options.GroupCommit; group its queue (group.go).
 	grouped bool
 	group   group
@@ -167,7 +173,8 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 		opt.Now = time.Now
 	}
 	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, engineClock: engineClock, ro: opt.ReadOnly || eng.Writer() == nil,
-		one: opt.OneShot && eng.Writer() != nil, grouped: opt.GroupCommit && !opt.OneShot, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor}
+		one: opt.OneShot && eng.Writer() != nil, grouped: opt.GroupCommit && !opt.OneShot, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor,
+		witness: &sharedWitness{path: opt.Witness}}
 	// An engine that takes ? as written (SQLite) gets no rebind call on
 	// the hot path.
 	rebind := eng.Rebind

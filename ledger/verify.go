@@ -32,6 +32,11 @@ type Head struct {
 	LedgerID string `json:"ledger_id"`
 	Seq      int64  `json:"seq"`
 	Hash     string `json:"hash"`
+	// Path is where the ledger was when the head was seen (an absolute
+	// file path, or the PostgreSQL location without its password): a
+	// witness that names the ledger by id and path reveals another ledger
+	// put in its place.
+	Path string `json:"path,omitempty"`
 }
 
 // VerifyReport is the result of an integrity check.
@@ -47,6 +52,9 @@ type VerifyReport struct {
 	// expected, not a problem.
 	External  int64  `json:"external_intents"`
 	ChainHead string `json:"chain_head"`
+	// Anchor names the operators file verify checked signing keys against,
+	// or says there is none (and what that means).
+	Anchor string `json:"anchor"`
 	// Witnessed counts the witnessed heads of this ledger that were checked.
 	Witnessed int       `json:"witnessed_heads"`
 	Integrity string    `json:"integrity_check"`
@@ -113,8 +121,12 @@ func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), w
 				return err
 			}
 		}
-		step(VerifyStepCount, "witnessed heads")
-		return verifyWitnessed(ctx, tx, &rep, witnessed)
+		step(VerifyStepCount, "witnessed heads and the operators file")
+		rep.Anchor = s.anchor.Describe()
+		if err := verifyAnchor(ctx, tx, &rep, s.anchor); err != nil {
+			return err
+		}
+		return verifyWitnessed(ctx, tx, &rep, witnessed, s.witnessName())
 	})
 	return rep, err
 }
@@ -497,9 +509,12 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 // verifyWitnessed checks that every witnessed head of this ledger is
 // still on the chain: a cut tail loses the witnessed event, a chain
 // recomputed from scratch changes its hash.
-func verifyWitnessed(ctx context.Context, tx *Tx, rep *VerifyReport, heads []Head) error {
+func verifyWitnessed(ctx context.Context, tx *Tx, rep *VerifyReport, heads []Head, path string) error {
 	for _, h := range heads {
 		if h.LedgerID != rep.LedgerID {
+			if h.Path != "" && h.Path == path {
+				rep.add("witness", "ledger_id="+h.LedgerID, "", "%s", swapped(h, rep.LedgerID))
+			}
 			continue
 		}
 		rep.Witnessed++

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -80,6 +82,11 @@ func AppendWitness(path string, h Head, by string, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("witness: %w", err)
 	}
+	return writeWitnessLine(f, h, by, at)
+}
+
+// writeWitnessLine writes one line, synced, and closes f.
+func writeWitnessLine(f *os.File, h Head, by string, at time.Time) error {
 	b, _ := json.Marshal(WitnessLine{Head: h, At: at.UTC(), By: by})
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		f.Close()
@@ -92,9 +99,116 @@ func AppendWitness(path string, h Head, by string, at time.Time) error {
 	return f.Close()
 }
 
+// swapped is the finding for a witnessed head of another ledger at this
+// ledger's path.
+func swapped(h Head, id string) string {
+	return fmt.Sprintf("the witness saw ledger %s at this path (event %d), and the ledger here is %s: the file was replaced by another ledger (a swap); if it was replaced on purpose, an operator moves the old witness aside", h.LedgerID, h.Seq, id)
+}
+
+// witnessName is the ledger's location as a witness names it: an absolute
+// path for a file, the location as given for PostgreSQL.
+func (s *Store) witnessName() string {
+	loc := s.eng.Location()
+	if strings.Contains(loc, "://") || strings.Contains(loc, "=") {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return abs
+	}
+	return loc
+}
+
+// checkWitness is the rule for a grant when a witness can be read: the
+// newest head it saw of this ledger must still be on the chain (else the
+// ledger was rolled back, or restored from an older copy), and no head of
+// another ledger may name this ledger's path (else it was swapped). A
+// witness that does not exist or cannot be read checks nothing: that
+// deployment's limit is in the README's trust model, and doctor says so.
+func checkWitness(ctx context.Context, tx *Tx, heads []Head, id, path string) error {
+	var newest *Head
+	for i, h := range heads {
+		switch {
+		case h.LedgerID != id:
+			if h.Path != "" && h.Path == path {
+				return integrityError("%s", swapped(h, id))
+			}
+		case newest == nil || h.Seq > newest.Seq:
+			newest = &heads[i]
+		}
+	}
+	if newest == nil || newest.Seq == 0 {
+		return nil
+	}
+	var hash string
+	err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", newest.Seq).Scan(&hash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return integrityError("the witness saw event %d of this ledger, which it no longer contains: it was rolled back or restored from an older copy", newest.Seq)
+	case err != nil:
+		return err
+	case hash != newest.Hash:
+		return integrityError("the witness saw event %d with hash %s, and the ledger now has %s there: the chain was rewritten", newest.Seq, newest.Hash, hash)
+	}
+	return nil
+}
+
+// sharedWitness caches the heads of the witness guard consults, reread
+// only when the file changes (a long-lived store grants many times).
+type sharedWitness struct {
+	path string
+	mu   sync.Mutex
+	key  [2]int64 // size and modification time of the file last read
+	read []Head
+}
+
+// heads returns the witness's heads; a file that is missing or cannot be
+// read has none (see checkWitness).
+func (w *sharedWitness) heads() []Head {
+	if w == nil || w.path == "" {
+		return nil
+	}
+	fi, err := os.Stat(w.path)
+	if err != nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+	if key == w.key {
+		return w.read
+	}
+	heads, _, err := ReadWitness(w.path)
+	if err != nil {
+		return nil
+	}
+	w.key, w.read = key, heads
+	return heads
+}
+
+// ShareWitness appends a head to the shared witness (SystemWitnessPath)
+// when its folder exists and this user may write there: operators' verify,
+// backup and console sessions feed the witness every guard consults. It
+// never creates the folder (that is the installer's step, with the
+// operators' group as owner) and reports whether it wrote.
+func ShareWitness(h Head, by string, at time.Time) (bool, error) {
+	dir := filepath.Dir(SystemWitnessPath)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return false, nil
+	}
+	f, err := os.OpenFile(SystemWitnessPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o664)
+	if errors.Is(err, fs.ErrPermission) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("shared witness: %w", err)
+	}
+	return true, writeWitnessLine(f, h, by, at)
+}
+
 // Head returns the chain's current head.
 func (s *Store) Head(ctx context.Context) (Head, error) {
 	var h Head
+	h.Path = s.witnessName()
 	err := s.read(ctx, func(tx *Tx) error {
 		var err error
 		if h.LedgerID, err = ledgerID(ctx, tx); err != nil {

@@ -25,6 +25,33 @@ var SystemAnchorPath = "/etc/tollgate/operators"
 type Anchor struct {
 	Path    string
 	entries []anchorEntry
+	// within is the system anchor this one narrows (TOLLGATE_OPERATORS_FILE
+	// under /etc/tollgate/operators): a key must be allowed by both.
+	within *Anchor
+	// system is set when a system anchor applies: this anchor is a
+	// security boundary only then, since the agent chooses its own
+	// environment and can write a file of its own.
+	system bool
+}
+
+// Boundary reports whether the anchor holds against the agent: a system
+// anchor applies (the file at SystemAnchorPath, which the agent's user
+// must not be able to write). An anchor named only by the environment is
+// a convenience, not a security boundary.
+func (a *Anchor) Boundary() bool { return a != nil && a.system }
+
+// Describe says which files make up the anchor and whether it is a
+// boundary, for status, verify and doctor.
+func (a *Anchor) Describe() string {
+	switch {
+	case a == nil:
+		return "no operators file: approvals are only as safe as the ledger file's permissions"
+	case a.within != nil:
+		return a.within.Path + " narrowed by " + a.Path
+	case a.system:
+		return a.Path
+	}
+	return a.Path + " (TOLLGATE_OPERATORS_FILE without " + SystemAnchorPath + ": not a security boundary; approvals are only as safe as the ledger file's permissions)"
 }
 
 type anchorEntry struct {
@@ -32,17 +59,32 @@ type anchorEntry struct {
 	key        []byte
 }
 
-// FindAnchor reads envPath (the value of TOLLGATE_OPERATORS_FILE) when
-// set, and the file must then exist; else /etc/tollgate/operators when it
-// exists; with neither it returns nil: no anchor.
+// FindAnchor returns the anchor in force. The system anchor
+// (SystemAnchorPath), when it exists, always applies: envPath (the value
+// of TOLLGATE_OPERATORS_FILE) may narrow it, never widen or replace it,
+// since the agent sets its own environment and can write a file of its
+// own. envPath alone (no system anchor) is a convenience and says so
+// (Boundary). With neither it returns nil: no anchor.
 func FindAnchor(envPath string) (*Anchor, error) {
-	if envPath != "" {
-		return ReadAnchor(envPath)
-	}
+	var sys *Anchor
 	if exists(SystemAnchorPath) {
-		return ReadAnchor(SystemAnchorPath)
+		var err error
+		if sys, err = ReadAnchor(SystemAnchorPath); err != nil {
+			return nil, err
+		}
+		sys.system = true
 	}
-	return nil, nil
+	if envPath == "" || sys != nil && envPath == sys.Path {
+		return sys, nil
+	}
+	a, err := ReadAnchor(envPath)
+	if err != nil {
+		return nil, err
+	}
+	if sys != nil {
+		a.within, a.system = sys, true
+	}
+	return a, nil
 }
 
 // ReadAnchor parses an allowed_signers file. A line that does not parse,
@@ -105,6 +147,11 @@ func parseAnchorLine(line string) (anchorEntry, error) {
 // whose principals include the name (compared as the ledger compares
 // names) or "*".
 func (a *Anchor) Allows(name string, key ssh.PublicKey) error {
+	if a.within != nil {
+		if err := a.within.Allows(name, key); err != nil {
+			return err
+		}
+	}
 	k := key.Marshal()
 	for _, e := range a.entries {
 		if !bytes.Equal(e.key, k) {

@@ -158,3 +158,59 @@ func TestAnchor(t *testing.T) {
 		t.Fatalf("a named anchor that is missing: %v", err)
 	}
 }
+
+// TestEnvironmentNarrowsTheSystemAnchor plays the agent that points
+// TOLLGATE_OPERATORS_FILE at a file of its own: under a system anchor the
+// variable can only take keys away, never add one; without a system
+// anchor it applies but is no security boundary.
+func TestEnvironmentNarrowsTheSystemAnchor(t *testing.T) {
+	keys := make([]ssh.PublicKey, 3)
+	for i := range keys {
+		_, k, _ := ed25519.GenerateKey(rand.Reader)
+		keys[i], _ = ssh.NewPublicKey(k.Public())
+	}
+	alice, bob, agent := keys[0], keys[1], keys[2]
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	defer func(old string) { SystemAnchorPath = old }(SystemAnchorPath)
+	SystemAnchorPath = write("system", "alice "+Line(alice)+"\nbob "+Line(bob)+"\n")
+	own := write("agent", "alice "+Line(alice)+"\nmallory "+Line(agent)+"\n* "+Line(agent)+"\n")
+
+	a, err := FindAnchor(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Boundary() || !strings.Contains(a.Describe(), "narrowed by") {
+		t.Fatalf("a narrowed system anchor: boundary %v, %q", a.Boundary(), a.Describe())
+	}
+	if err := a.Allows("mallory", agent); err == nil {
+		t.Fatal("the agent's own file widened the system anchor")
+	}
+	if err := a.Allows("alice", alice); err != nil {
+		t.Fatalf("a key both list: %v", err)
+	}
+	if err := a.Allows("bob", bob); err == nil {
+		t.Fatal("the variable did not narrow: bob is not in the agent's file")
+	}
+	if a, err := FindAnchor(""); err != nil || !a.Boundary() || a.Allows("bob", bob) != nil {
+		t.Fatalf("the system anchor alone: %v %v", a, err)
+	}
+
+	SystemAnchorPath = filepath.Join(dir, "absent")
+	a, err = FindAnchor(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Boundary() || !strings.Contains(a.Describe(), "not a security boundary") || a.Allows("mallory", agent) != nil {
+		t.Fatalf("the variable alone: boundary %v, %q", a.Boundary(), a.Describe())
+	}
+	if a, err := FindAnchor(""); a != nil || err != nil || !strings.Contains(a.Describe(), "only as safe as the ledger file's permissions") {
+		t.Fatalf("no anchor: %v %v", a, err)
+	}
+}
