@@ -76,6 +76,13 @@ func run(t *testing.T, db, stdin string, args ...string) result {
 // no operator key or operators file from the machine running the tests.
 func runEnv(t *testing.T, db, stdin string, env []string, args ...string) result {
 	t.Helper()
+	return runBin(t, bin, db, stdin, env, args...)
+}
+
+// runBin is runEnv with another build of tollgate (one whose anchor or
+// witness was fixed at build time, say).
+func runBin(t *testing.T, bin, db, stdin string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(append(os.Environ(), "TOLLGATE_DB="+db, "TOLLGATE_OPERATOR=", "XDG_STATE_HOME="+filepath.Join(homeOf(db), "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(homeOf(db), "config"), "SSH_AUTH_SOCK=", "TOLLGATE_OPERATOR_KEY=", "TOLLGATE_OPERATORS_FILE="), env...)

@@ -601,15 +601,27 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 		return 0, err
 	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
-		rules, err := s.Policies(ctx)
+		rules, err := s.PolicyStandings(ctx)
 		out := []map[string]any{}
 		for _, r := range rules {
-			out = append(out, ruleJSON(r))
+			j := ruleJSON(r.Rule)
+			j["in_force"], j["proof"] = r.InForce, r.Proof
+			if r.Why != "" {
+				j["why"] = r.Why
+			}
+			out = append(out, j)
 		}
 		def := approvals.DefaultRule()
 		return ok(map[string]any{"rules": out, "default": ruleJSON(def)}, func(w io.Writer) {
 			for _, r := range rules {
-				fmt.Fprintf(w, "%-30s %s%s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r))
+				standing := "in force, " + r.Proof.String()
+				switch {
+				case r.Invalid:
+					standing = "INVALID: guard refuses every kind it matches until an operator sets it again (" + r.Why + ")"
+				case !r.InForce:
+					standing = "NOT IN FORCE: " + r.Why
+				}
+				fmt.Fprintf(w, "%-30s %s%s  %s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r.Rule), safetext.Escape(standing))
 			}
 			fmt.Fprintf(w, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
 		}), err

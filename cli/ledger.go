@@ -28,7 +28,7 @@ type Ledger interface {
 	Reject(ctx context.Context, key, operator, reason string) (ledger.Decision, error)
 	Reconcile(ctx context.Context, key string, result ledger.Result, operator, note string) (ledger.Reconciliation, error)
 	SetPolicy(ctx context.Context, r approvals.Rule, operator string) (approvals.Rule, error)
-	Policies(ctx context.Context) ([]approvals.Rule, error)
+	PolicyStandings(ctx context.Context) ([]ledger.PolicyRule, error)
 	ActivateEpoch(ctx context.Context, epoch, operator string) (ledger.EpochInfo, error)
 	Epoch(ctx context.Context) (ledger.EpochInfo, error)
 	Operators(ctx context.Context) (ledger.OperatorSet, error)

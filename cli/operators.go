@@ -199,7 +199,11 @@ func runOperatorsList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 				fmt.Fprintln(w, "no operators: decisions unsigned (register one: tollgate operators add NAME PUBKEY)")
 			}
 			for _, o := range set.Operators {
-				fmt.Fprintf(w, "%-20s %s  %s  added %s\n", safetext.Escape(o.Name), o.Fingerprint, o.PublicKey, ts(o.Added))
+				standing := "in force"
+				if !o.InForce {
+					standing = "NOT IN FORCE: " + o.Why
+				}
+				fmt.Fprintf(w, "%-20s %s  %s  added %s  %s\n", safetext.Escape(o.Name), o.Fingerprint, o.PublicKey, ts(o.Added), safetext.Escape(standing))
 			}
 			for _, p := range set.Problems {
 				fmt.Fprintln(w, "INVALID "+safetext.Escape(p.String()))

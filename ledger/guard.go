@@ -334,7 +334,44 @@ func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string
 	return r, err
 }
 
-// Policies returns the rules in force, oldest first.
+// PolicyRule is a rule as policy list shows it: the newest rule for its
+// pattern, with whether guard applies it and why not.
+type PolicyRule struct {
+	approvals.Rule
+	RuleStanding
+}
+
+// PolicyStandings returns the newest rule of each pattern, oldest first,
+// each judged exactly as guard judges it (committed, linked, signed over
+// its place by a registered key the anchor lists, or set before the
+// ledger was signed): what is listed is what applies.
+func (s *Store) PolicyStandings(ctx context.Context) ([]PolicyRule, error) {
+	var out []PolicyRule
+	err := s.read(ctx, func(tx *Tx) error {
+		rules, err := currentRules(ctx, tx)
+		if err != nil {
+			return err
+		}
+		reg, err := loadRegistry(ctx, tx)
+		if err != nil {
+			return err
+		}
+		t := &trust{ledger: reg.ledger, reg: reg, anchor: s.anchor}
+		out = make([]PolicyRule, 0, len(rules))
+		for _, r := range rules {
+			st, err := t.ruleStanding(ctx, tx, r.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, PolicyRule{Rule: r, RuleStanding: st})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Policies returns the newest rule of each pattern, oldest first, as
+// stored (PolicyStandings says which of them apply).
 func (s *Store) Policies(ctx context.Context) ([]approvals.Rule, error) {
 	var out []approvals.Rule
 	err := s.read(ctx, func(tx *Tx) error {

@@ -37,7 +37,12 @@ type Operator struct {
 	PublicKey   string    `json:"public_key"`
 	Fingerprint string    `json:"fingerprint"`
 	Added       time.Time `json:"added_at"`
-	pub         ssh.PublicKey
+	// InForce is whether guard honours this operator's signatures now:
+	// false when an operators file applies and does not list the key for
+	// this name (Why says so).
+	InForce bool   `json:"in_force"`
+	Why     string `json:"why,omitempty"`
+	pub     ssh.PublicKey
 }
 
 // registry is the operator set replayed from the operators table in
@@ -565,6 +570,15 @@ func (s *Store) Operators(ctx context.Context) (OperatorSet, error) {
 		}
 		out = OperatorSet{Signed: reg.signed, Problems: reg.problems, Operators: []Operator{}}
 		for _, o := range reg.current {
+			o.InForce = true
+			if s.anchor != nil {
+				if err := s.anchor.Allows(o.Name, o.pub); err != nil {
+					o.InForce, o.Why = false, err.Error()
+				}
+			}
+			if len(reg.problems) > 0 {
+				o.InForce, o.Why = false, "the operator registry is doubtful (see problems): guard grants nothing until it is repaired"
+			}
 			out.Operators = append(out.Operators, o)
 		}
 		return nil
