@@ -80,7 +80,9 @@ func TestPatientAgentFromTheShell(t *testing.T) {
 	db := newDB(t)
 	pub := jsonOf(t, run(t, db, "", "operator", "init", "--json"))["public_key"].(string)
 	refund := []string{"--kind", "refund.card", "--target", "acct-1", "--body", "refund 40"}
-	guard := func(key string) []string { return append([]string{"guard", key, "--json", "--agent", "bot"}, refund...) }
+	guard := func(key string) []string {
+		return append([]string{"guard", key, "--json", "--agent", "bot"}, refund...)
+	}
 
 	// A rule set before the ledger is signed stops applying when it is,
 	// and policy list says so.
