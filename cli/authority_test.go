@@ -130,7 +130,14 @@ func TestPatientAgentFromTheShell(t *testing.T) {
 			INSERT INTO votes(action_key, decision, operator, name_key, reason, at_ms) VALUES ('k:pending', 'approved', 'mallory', 'mallory', '', 1);
 			INSERT INTO decisions(action_key, decision, operator, reason, at_ms) VALUES ('k:pending', 'approved', 'mallory', '', 1);
 			UPDATE action_index SET stage = 'approved' WHERE action_key = 'k:pending';`)
-		want(t, run(t, cp, "", guard("k:pending")...), cli.ExitNotPermitted)
+		// From a shell the forged decision has no chained event (sqlite3
+		// has no SHA-256): it is evidence, not a decision, so the key is
+		// still pending; the ledger-level test forges the events too and
+		// gets the integrity refusal.
+		want(t, run(t, cp, "", guard("k:pending")...), cli.ExitRetry)
+		if r := run(t, cp, "", "status", "k:pending"); !strings.Contains(r.stdout, "state:        pending") || !strings.Contains(r.stdout, "FORGED:") {
+			t.Fatalf("status of the forged approval: %s", r.stdout)
+		}
 		want(t, run(t, cp, "", "verify"), cli.ExitError)
 	})
 }

@@ -390,6 +390,9 @@ func statusText(w io.Writer, d ledger.Detail) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, f := range d.Forged {
+		fmt.Fprintf(w, "FORGED:       %s\n", safetext.Escape(f))
+	}
 	if d.PermitID != "" {
 		fmt.Fprintf(w, "permit:       %s to %s, issued %s, lease until %s\n", d.PermitID, safetext.Escape(d.Holder), ts(d.Issued), ts(d.Lease))
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/user"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/term"
@@ -155,8 +157,26 @@ func runOperatorInit(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {
 			verb = "exists, kept"
 		}
 		fmt.Fprintf(w, "%s: %s\n%s\nregister it: tollgate operators add NAME '%s'\n", safetext.Escape(path), verb, line, line)
+		fmt.Fprint(w, setupAdvice(line))
 	}))
 	return ExitOK, nil
+}
+
+// setupAdvice offers the two steps that make approval hold against an
+// agent on the same host, when they are missing: the system anchor and
+// the shared witness, each made by root (tollgate never escalates).
+func setupAdvice(line string) string {
+	var b strings.Builder
+	anchorDir, witnessDir := filepath.Dir(opkeys.SystemAnchorPath), filepath.Dir(ledger.SystemWitnessPath)
+	if _, err := os.Stat(opkeys.SystemAnchorPath); err != nil {
+		fmt.Fprintf(&b, "no operators file: approvals are only as safe as the ledger file's permissions. As root, pin the operators outside the ledger:\n"+
+			"  install -d -m 0755 %s && echo 'NAME %s' >> %s && chmod 0644 %s\n", anchorDir, line, opkeys.SystemAnchorPath, opkeys.SystemAnchorPath)
+	}
+	if fi, err := os.Stat(witnessDir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(&b, "no shared witness: a restored or swapped ledger file is caught only by verify. As root, give the operators a witness agents can read:\n"+
+			"  groupadd -f tollgate-operators && install -d -g tollgate-operators -m 2775 %s  (then add each operator's login to tollgate-operators)\n", witnessDir)
+	}
+	return b.String()
 }
 
 func runOperatorsAdd(ctx context.Context, c *cmdCtx, f *keyArg) (int, error) {

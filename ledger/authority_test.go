@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,4 +234,43 @@ func TestWitnessCatchesRollbackAndSwap(t *testing.T) {
 		t.Fatalf("verify of the swapped ledger: %+v %v", rep.Problems, err)
 	}
 	requireNamed(t, rep, "witness", "ledger_id="+h.LedgerID)
+}
+
+// TestForgedDecisionIsEvidenceNotState: a decision row an agent inserts
+// by hand (no event commits it) changes no one's view of the key: status,
+// export and guard still read it as pending, status shows the row as
+// forged, and an operator is not told the key is already decided.
+func TestForgedDecisionIsEvidenceNotState(t *testing.T) {
+	sqliteOnly(t)
+	w := newSignedWorld(t)
+	agent := w.agentStore(t, w.path)
+	for _, forged := range []string{"approved", "rejected"} {
+		key := "k:" + forged
+		pendingKey(t, agent, key, "ask")
+		db := rawDB(t, w.path)
+		mustExec(t, db, "INSERT INTO decisions(action_key, decision, operator, reason, at_ms) VALUES (?, ?, 'mallory', 'forged', 1)", key, forged)
+		mustExec(t, db, "DROP TRIGGER IF EXISTS action_index_no_update")
+		mustExec(t, db, "UPDATE action_index SET stage = ? WHERE action_key = ?", forged, key)
+		d, err := agent.Status(ctx, key)
+		if err != nil || d.State != StatePending || d.Decision != nil || len(d.Forged) != 1 || !strings.Contains(d.Forged[0], "no event commits it") {
+			t.Fatalf("%s: status of a key with a forged decision: %s %+v %v %v", forged, d.State, d.Decision, d.Forged, err)
+		}
+		for _, v := range d.Votes {
+			t.Fatalf("%s: the forged row is shown as a vote: %+v", forged, v)
+		}
+		a, err := agent.Guard(ctx, key, Payload{"ask", "acct-1", "refund 40"}, GuardOptions{Agent: "agent-7"})
+		if err != nil || a.State != StatePending || a.PermitID != "" {
+			t.Fatalf("%s: guard: %+v %v, want still pending", forged, a, err)
+		}
+		// The real operator is not told "already decided": the forgery is
+		// named for what it is, and nothing is stored beside it.
+		_, err = openAs(t, w.path, w.clk, nil, w.alice).Approve(ctx, key, "", "")
+		if errors.Is(err, approvals.ErrAlreadyDecided) || !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "inserted by hand") {
+			t.Fatalf("%s: alice's approval: %v", forged, err)
+		}
+		rep, err := agent.Verify(ctx)
+		if err != nil || rep.OK() {
+			t.Fatalf("%s: verify: %+v %v", forged, rep.Problems, err)
+		}
+	}
 }

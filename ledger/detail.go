@@ -278,6 +278,7 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 	if d.Events, err = timeline(ctx, tx, d.Key); err != nil {
 		return err
 	}
+	d.dropForged(d.Events)
 	if k.needsProofs() {
 		return decisionProofs(ctx, tx, d, nil)
 	}

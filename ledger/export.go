@@ -259,6 +259,7 @@ func (x *exporter) line(k *keyRows, d Detail) error {
 	}
 	x.prove(k)
 	ok := x.end.ProblemCount == before
+	d.dropForged(k.events)
 	e := Evidence{Detail: d, ChainVerified: ok, Events: len(k.events), Redaction: "retained"}
 	switch {
 	case !d.Retained:

@@ -297,10 +297,17 @@ const (
 		LEFT JOIN reconciliations c ON c.action_key = i.action_key
 		LEFT JOIN reports r ON r.action_key = i.action_key AND r.kind = 'accepted'
 		LEFT JOIN permits p ON p.action_key = i.action_key
-		LEFT JOIN decisions d ON d.action_key = i.action_key
+		LEFT JOIN decisions d ON d.action_key = i.action_key` + committedDecision + `
 		LEFT JOIN approval_requests q ON q.action_key = i.action_key
 		LEFT JOIN policy_evals e ON e.action_key = i.action_key`
 )
+
+// committedDecision qualifies a join of decisions d: only a row that an
+// event commits is a decision. A row inserted by hand (no event) is
+// evidence of tampering, which verify names and status shows as forged;
+// it never decides a key's state, blocks an operator's decision or
+// justifies a permit.
+const committedDecision = " AND EXISTS (SELECT 1 FROM events ev WHERE ev.fact_table = 'decisions' AND ev.fact_row = d.action_key)"
 
 // loadFacts reads one key's stage from the facts inside tx.
 func loadFacts(ctx context.Context, tx *Tx, key string) (keyFacts, error) {

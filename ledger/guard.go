@@ -442,13 +442,16 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		var req approvals.Request
 		var exp int64
 		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, ''), coalesce(e.approvers, 1) FROM approval_requests r
-			LEFT JOIN decisions d ON d.action_key = r.action_key LEFT JOIN policy_evals e ON e.action_key = r.action_key
+			LEFT JOIN decisions d ON d.action_key = r.action_key`+committedDecision+` LEFT JOIN policy_evals e ON e.action_key = r.action_key
 			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided, &d.Approvers)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		req.Exists, req.Expires = err == nil, fromMS(exp)
-		votes, err := queryRows(ctx, tx, "SELECT operator, decision FROM votes WHERE action_key = ?", []any{key},
+		// Only votes their events commit count; one inserted by hand is
+		// evidence, not a vote.
+		votes, err := queryRows(ctx, tx, "SELECT operator, decision FROM votes v WHERE action_key = ?"+
+			" AND EXISTS (SELECT 1 FROM events ev WHERE ev.fact_table = 'votes' AND ev.fact_row = CAST(v.id AS TEXT))", []any{key},
 			func(r *sql.Rows, v *[2]string) error { return r.Scan(&v[0], &v[1]) })
 		if err != nil {
 			return nil, err
@@ -492,6 +495,9 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 				return &vote, nil
 			}
 		}
+		if err := decisionSlotFree(ctx, tx, key); err != nil {
+			return nil, err
+		}
 		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), op, reason, now)
 		if err != nil {
 			return nil, err
@@ -507,6 +513,19 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 	}
 	d.Proof = proof
 	return d, err
+}
+
+// decisionSlotFree refuses, naming the forgery, when a decisions row that
+// no event commits occupies the key: the real decision cannot be stored
+// beside it (one row per key), and storing it must not launder the forged
+// row. Nothing is written; verify names the row, and an operator restores
+// the ledger from a backup taken before it.
+func decisionSlotFree(ctx context.Context, tx *Tx, key string) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM decisions WHERE action_key = ?", key).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	return integrityError("key %s: a decisions row that no event commits (inserted by hand) occupies its decision; nothing was stored", key)
 }
 
 // DecisionError reports a refused decision; it unwraps to one of the

@@ -102,7 +102,7 @@ func loadVotes(ctx context.Context, tx *Tx, key string) ([]Vote, error) {
 	}
 	var v Vote
 	var at int64
-	err = tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions WHERE action_key = ?", key).Scan(&v.Decision, &v.Operator, &v.Reason, &at)
+	err = tx.QueryRowContext(ctx, "SELECT decision, operator, reason, at_ms FROM decisions d WHERE action_key = ?"+committedDecision, key).Scan(&v.Decision, &v.Operator, &v.Reason, &at)
 	if err == sql.ErrNoRows {
 		return nil, nil
 	}

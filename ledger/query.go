@@ -317,6 +317,24 @@ type Detail struct {
 	Disagrees  bool            `json:"flagged_disagreement"`
 	Events     []Event         `json:"-"`
 	SafeNewKey bool            `json:"safe_new_key"`
+	// Forged names rows of this key that no event commits (inserted by
+	// hand): evidence of tampering, shown, never taken as state.
+	Forged []string `json:"forged,omitempty"`
+}
+
+// dropForged sets aside a decision that no event of the key commits: it
+// is shown as forged, with its row, and is not the key's decision.
+func (d *Detail) dropForged(events []Event) {
+	if d.Decision == nil {
+		return
+	}
+	for _, e := range events {
+		if e.FactTable == "decisions" && e.FactRow == d.Key {
+			return
+		}
+	}
+	d.Forged = append(d.Forged, fmt.Sprintf("decisions action_key=%s (%s by %q): no event commits it; evidence of tampering, not a decision", d.Key, d.Decision.Decision, d.Decision.Operator))
+	d.Decision = nil
 }
 
 // ReportRow is one stored report.

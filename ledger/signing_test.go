@@ -165,6 +165,19 @@ func insertApproval(t *testing.T, db *rawConn, key, operator string) string {
 	if _, err := db.Exec("INSERT OR IGNORE INTO decisions(action_key, decision, operator, reason, at_ms) VALUES (?, 'approved', ?, '', 1)", key, operator); err != nil {
 		t.Fatal(err)
 	}
+	// Committed by chained events, as an attacker who read this source
+	// would, so that the key reads as approved and guard's grant path,
+	// not the forged-row rule, is what refuses.
+	for _, f := range []struct{ table, row, ev string }{{"votes", id, evVote}, {"decisions", key, "approved"}} {
+		ft := factTableNamed(f.table)
+		vals, err := scanFact(db.QueryRow("SELECT "+ft.cols+" FROM "+f.table+" WHERE "+ft.id+" = ?", f.row), ft.ncols())
+		if err != nil {
+			t.Fatal(err)
+		}
+		forgeEvent(t, db, key, f.ev, operator, nil, ft.ref(vals))
+	}
+	db.Exec("UPDATE action_index SET stage = 'approved' WHERE action_key = ?", key)
+	db.Exec(`UPDATE chain_head SET seq = (SELECT max(seq) FROM events), hash = (SELECT hash FROM events ORDER BY seq DESC LIMIT 1) WHERE one = 1`)
 	return id
 }
 

@@ -421,7 +421,7 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		LEFT JOIN reconciliations c ON c.action_key = x.action_key
 		LEFT JOIN reports r ON r.action_key = x.action_key AND r.kind = 'accepted'
 		LEFT JOIN permits p ON p.action_key = x.action_key
-		LEFT JOIN decisions d ON d.action_key = x.action_key
+		LEFT JOIN decisions d ON d.action_key = x.action_key`+committedDecision+`
 		LEFT JOIN approval_requests q ON q.action_key = x.action_key
 		LEFT JOIN policy_evals e ON e.action_key = x.action_key
 		LEFT JOIN payloads pl ON pl.action_key = x.action_key
@@ -491,7 +491,7 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	type bad struct{ table, key, rule string }
 	rows, err := queryRows(ctx, tx, `
 		SELECT 'permits', p.action_key, 'a permit with neither an approval nor an auto policy behind it' FROM permits p
-			LEFT JOIN policy_evals e ON e.action_key = p.action_key LEFT JOIN decisions d ON d.action_key = p.action_key
+			LEFT JOIN policy_evals e ON e.action_key = p.action_key LEFT JOIN decisions d ON d.action_key = p.action_key`+committedDecision+`
 			WHERE NOT (coalesce(e.mode, '') = 'auto' OR coalesce(d.decision, '') = 'approved')
 		UNION ALL
 		SELECT 'decisions', d.action_key, 'decided at or after the request''s deadline' FROM decisions d
