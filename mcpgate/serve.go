@@ -2,8 +2,10 @@ package mcpgate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,7 +25,7 @@ type GuardInput struct {
 	Target       string `json:"target" jsonschema:"what the action acts on (for example acct-7)"`
 	Body         string `json:"body" jsonschema:"the exact operation; the key binds its SHA-256, so a retry must send the same body"`
 	Agent        string `json:"agent,omitempty" jsonschema:"the calling agent's name in the evidence; default the MCP client's name"`
-	LeaseSeconds int    `json:"lease_seconds,omitempty" jsonschema:"seconds the permit holder has to report the outcome (1 to 604800); default 300"`
+	LeaseSeconds int    `json:"lease_seconds,omitempty"` // described by guardSchema, from the ledger's constants
 	Redact       bool   `json:"redact,omitempty" jsonschema:"retain only the payload's hashes, not its text"`
 }
 
@@ -63,6 +65,7 @@ func NewServer(store Ledger, opt ServeOptions) *mcp.Server {
 		Title:       "Ask tollgate before acting",
 		Description: "Records the action if new, applies policy, requests an operator's approval once, and issues at most one permit. It answers at once: pending is an answer, not a wait. The same call again returns the same answer (or the operator's decision).",
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(bool), OpenWorldHint: new(bool)},
+		InputSchema: guardSchema(),
 	}, guardTool(store, opt))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "report",
@@ -79,6 +82,29 @@ func NewServer(store Ledger, opt ServeOptions) *mcp.Server {
 	}, statusTool(store))
 	return srv
 }
+
+// guardSchema is GuardInput's schema with the lease's bounds and default
+// written from the ledger's constants, so that the schema an agent reads
+// cannot drift from what guard does (it once said 300 s; the default is
+// ledger.DefaultLease).
+func guardSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[GuardInput](nil)
+	if err != nil {
+		panic(err) // a fixed type: fails at the first test, never in use
+	}
+	lease := s.Properties["lease_seconds"]
+	lease.Description = leaseDescription()
+	lease.Default = json.RawMessage(strconv.FormatInt(seconds(ledger.DefaultLease), 10))
+	return s
+}
+
+// leaseDescription is lease_seconds' description: its bounds and default.
+func leaseDescription() string {
+	return fmt.Sprintf("seconds the permit holder has to report the outcome (%d to %d); default %d",
+		seconds(ledger.MinLease), seconds(ledger.MaxLease), seconds(ledger.DefaultLease))
+}
+
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // reportSchema is ReportInput's schema with outcome's three values.
 func reportSchema() *jsonschema.Schema {
