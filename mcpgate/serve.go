@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // Version is what the servers report as their implementation version.
@@ -124,6 +125,9 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 
 func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in GuardInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		agent := opt.Agent
 		if in.Agent != "" {
 			agent = in.Agent
@@ -144,7 +148,10 @@ func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, an
 }
 
 func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, any, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		r, err := store.Report(ctx, in.Key, in.PermitID, ledger.Outcome(in.Outcome),
 			ledger.ReportOptions{Ref: in.Ref, Latency: time.Duration(in.LatencyMS) * time.Millisecond})
 		if err != nil {
@@ -160,7 +167,10 @@ func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
 }
 
 func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in StatusInput) (*mcp.CallToolResult, any, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in StatusInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		d, err := store.Status(ctx, in.Key)
 		if err != nil {
 			text, obj := refusalAdvice(err)
@@ -168,6 +178,24 @@ func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
 		}
 		return textResult(fmt.Sprintf("%s is %s.", d.Key, d.State), false), d, nil
 	}
+}
+
+// badArguments is the refusal of a call whose raw arguments hold text
+// that is not Unicode, naming the argument; nil when they are sound. The
+// typed input has already been decoded with U+FFFD in place of the bad
+// bytes, so only the raw arguments can tell.
+func badArguments(req *mcp.CallToolRequest) (*mcp.CallToolResult, any) {
+	if req == nil || req.Params == nil {
+		return nil, nil
+	}
+	err := checkText(req.Params.Arguments)
+	if err == nil {
+		return nil, nil
+	}
+	var be *badTextError
+	errors.As(err, &be)
+	return textResult("REFUSED: "+err.Error()+"; nothing was recorded.", true),
+		map[string]any{"error": err.Error(), "field": safetext.Escape(be.field)}
 }
 
 // isAnswer reports whether a Guard error is an answer the agent acts on
