@@ -175,3 +175,48 @@ func TestCheckText(t *testing.T) {
 		}
 	}
 }
+
+// errorCode is a JSON-RPC answer's error code, or nil for a result.
+func errorCode(m map[string]any) any {
+	if e, ok := m["error"].(map[string]any); ok {
+		return e["code"]
+	}
+	return nil
+}
+
+// TestCallBeforeInitializeIsInvalidRequest: a request before initialize
+// is answered with -32600 (the SDK said code 0, which is no JSON-RPC
+// code) and its id; ping is answered; after initialize the same call
+// works. Where the SDK's own gate still answers (an initialize it
+// refused), the code is -32600 too.
+func TestCallBeforeInitializeIsInvalidRequest(t *testing.T) {
+	e := newEnv(t)
+	e.policy("refund", approvals.Auto)
+	r := rawServe(t, NewServer(e.store, ServeOptions{}))
+	for id, line := range map[int]string{
+		1: guardLine(1, "refund:early", "b"),
+		2: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	} {
+		m := r.send(line)
+		if errorCode(m) != float64(-32600) || m["id"] != float64(id) {
+			t.Fatalf("before initialize: %v", m)
+		}
+	}
+	if m := r.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`); m["result"] == nil {
+		t.Fatalf("ping before initialize: %v", m)
+	}
+	if _, err := e.store.Status(ctx, "refund:early"); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("a call before initialize was recorded: %v", err)
+	}
+	// An initialize the SDK refuses leaves its own gate closed.
+	if m := r.send(`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"capabilities":7}}`); errorCode(m) == nil {
+		t.Fatalf("a malformed initialize: %v", m)
+	}
+	if m := r.send(guardLine(5, "refund:early", "b")); errorCode(m) != float64(-32600) {
+		t.Fatalf("after a refused initialize: %v", m)
+	}
+	r.initialize()
+	if m := r.send(guardLine(6, "refund:early", "b")); m["result"] == nil {
+		t.Fatalf("after initialize: %v", m)
+	}
+}
