@@ -40,8 +40,8 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 // TestMCPServeOverStdio: `tollgate mcp serve` as a subprocess answers a
-// pending guard at once; an operator approves through the CLI; the same
-// call is then permitted.
+// pending guard at once, naming the operator's command; the operator runs
+// that command as written; the same call is then permitted.
 func TestMCPServeOverStdio(t *testing.T) {
 	db := newDB(t)
 	want(t, run(t, db, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "1h"), cli.ExitOK)
@@ -51,7 +51,13 @@ func TestMCPServeOverStdio(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
 		t.Fatalf("guard over stdio: %v %s", err, toolText(res))
 	}
-	want(t, run(t, db, "", "approve", "refund:stdio-1", "--operator", "alice"), cli.ExitOK)
+	_, command, _ := strings.Cut(toolText(res), "approves it with `")
+	command, _, _ = strings.Cut(command, "`")
+	if words := strings.Fields(command); len(words) != 3 || words[0] != "tollgate" {
+		t.Fatalf("no command to run in: %s", toolText(res))
+	} else {
+		want(t, run(t, db, "", append(words[1:], "--operator", "alice")...), cli.ExitOK)
+	}
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
 	if err != nil || !strings.Contains(toolText(res), "PERMITTED") {
 		t.Fatalf("guard after approval: %v %s", err, toolText(res))
