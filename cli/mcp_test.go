@@ -137,3 +137,34 @@ func TestMCPBadInput(t *testing.T) {
 		t.Fatalf("no upstream: %d %q", r.code, r.stderr)
 	}
 }
+
+// TestMCPProxyReadsAndKeyArg: through the binary, the upstream's
+// read-only tool (here `mcp serve`'s status) passes unguarded and
+// unrecorded, --guard-reads guards it, and --key-arg key hands the
+// action's key to the upstream as its own key argument.
+func TestMCPProxyReadsAndKeyArg(t *testing.T) {
+	db, upstreamDB := newDB(t), newDB(t)
+	want(t, run(t, db, "", "policy", "set", "mcp.guard", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, upstreamDB, "", "policy", "set", "report.*", "--mode", "auto"), cli.ExitOK)
+	cs := mcpClient(t, db, "mcp", "proxy", "--key-arg", "key", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	args := map[string]any{"kind": "report.daily", "target": "acct-7", "body": "totals", "idempotency_key": "outer:2"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "PERMITTED: outer:2") {
+		t.Fatalf("guard through the proxy with --key-arg key: %v %s", err, toolText(res))
+	}
+	for i := 0; i < 2; i++ {
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{"key": "outer:2"}})
+		if err != nil || res.IsError || !strings.Contains(toolText(res), "outer:2 is executing") {
+			t.Fatalf("read %d through the proxy: %v %s", i, err, toolText(res))
+		}
+	}
+	if r := run(t, db, "", "list", "--kind", "mcp.status", "--json"); strings.Contains(r.stdout, "mcp.status") {
+		t.Fatalf("a read was recorded: %s", r.stdout)
+	}
+
+	guarded := mcpClient(t, db, "mcp", "proxy", "--guard-reads", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	res, err = guarded.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{"key": "outer:2"}})
+	if err != nil || !res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
+		t.Fatalf("a read under --guard-reads with no rule: %v %s", err, toolText(res))
+	}
+}
