@@ -8,8 +8,6 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/mcpgate"
 )
@@ -23,10 +21,12 @@ func bindMCPServe(fs *flag.FlagSet, f *mcpServeFlags) {
 
 // mcpProxyFlags are `mcp proxy`'s flags.
 type mcpProxyFlags struct {
-	agent   string
-	target  string
-	timeout time.Duration
-	lease   time.Duration
+	agent      string
+	target     string
+	timeout    time.Duration
+	lease      time.Duration
+	guardReads bool
+	keyArg     string
 }
 
 func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
@@ -34,6 +34,8 @@ func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.StringVar(&f.target, "target", "", "the payload target of every call (default the upstream server's name)")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "how long a forwarded call may take before it is reported unknown")
 	fs.DurationVar(&f.lease, "lease", 0, "each permit's lease (default timeout + 1m)")
+	fs.BoolVar(&f.guardReads, "guard-reads", false, "guard the tools the upstream marks read-only too (by default they pass unguarded and unrecorded)")
+	fs.StringVar(&f.keyArg, "key-arg", "", "also pass the action's key as this argument to the tools whose input schema has it (it always goes in _meta)")
 }
 
 // runMCPServe serves the guard, report and status tools on stdin and
@@ -52,7 +54,8 @@ func runMCPServe(ctx context.Context, c *cmdCtx, f *mcpServeFlags) (int, error) 
 }
 
 // runMCPProxy runs the upstream command and serves its tools, each call
-// guarded, on stdin and stdout.
+// guarded (reads unless --guard-reads pass), on stdin and stdout; the
+// upstream is restarted when it exits.
 func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) {
 	if len(c.pos) == 0 {
 		return 0, usagef("give the upstream MCP server's command after --: tollgate mcp proxy -- CMD ARGS...")
@@ -65,10 +68,9 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 		return 0, err
 	}
 	defer s.Close()
-	cmd := exec.Command(c.pos[0], c.pos[1:]...)
-	cmd.Stderr = c.env.Stderr // the upstream's own log, as an MCP client would show it
-	p, err := mcpgate.NewProxy(ctx, s, &mcp.CommandTransport{Command: cmd},
-		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease, Log: c.env.Stderr})
+	p, err := mcpgate.NewProxy(ctx, s, mcpgate.Command(c.env.Stderr, c.pos[0], c.pos[1:]...),
+		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease,
+			GuardReads: f.guardReads, KeyArg: f.keyArg, Log: c.env.Stderr})
 	if err != nil {
 		return 0, err
 	}

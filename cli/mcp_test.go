@@ -40,8 +40,8 @@ func toolText(res *mcp.CallToolResult) string {
 }
 
 // TestMCPServeOverStdio: `tollgate mcp serve` as a subprocess answers a
-// pending guard at once; an operator approves through the CLI; the same
-// call is then permitted.
+// pending guard at once, naming the operator's command; the operator runs
+// that command as written; the same call is then permitted.
 func TestMCPServeOverStdio(t *testing.T) {
 	db := newDB(t)
 	want(t, run(t, db, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "1h"), cli.ExitOK)
@@ -51,7 +51,13 @@ func TestMCPServeOverStdio(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
 		t.Fatalf("guard over stdio: %v %s", err, toolText(res))
 	}
-	want(t, run(t, db, "", "approve", "refund:stdio-1", "--operator", "alice"), cli.ExitOK)
+	_, command, _ := strings.Cut(toolText(res), "approves it with `")
+	command, _, _ = strings.Cut(command, "`")
+	if words := strings.Fields(command); len(words) != 3 || words[0] != "tollgate" {
+		t.Fatalf("no command to run in: %s", toolText(res))
+	} else {
+		want(t, run(t, db, "", append(words[1:], "--operator", "alice")...), cli.ExitOK)
+	}
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
 	if err != nil || !strings.Contains(toolText(res), "PERMITTED") {
 		t.Fatalf("guard after approval: %v %s", err, toolText(res))
@@ -129,5 +135,36 @@ func TestMCPBadInput(t *testing.T) {
 	}
 	if r := run(t, db, "", "mcp", "proxy"); r.code != cli.ExitUsage || !strings.Contains(r.stderr, "after --") {
 		t.Fatalf("no upstream: %d %q", r.code, r.stderr)
+	}
+}
+
+// TestMCPProxyReadsAndKeyArg: through the binary, the upstream's
+// read-only tool (here `mcp serve`'s status) passes unguarded and
+// unrecorded, --guard-reads guards it, and --key-arg key hands the
+// action's key to the upstream as its own key argument.
+func TestMCPProxyReadsAndKeyArg(t *testing.T) {
+	db, upstreamDB := newDB(t), newDB(t)
+	want(t, run(t, db, "", "policy", "set", "mcp.guard", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, upstreamDB, "", "policy", "set", "report.*", "--mode", "auto"), cli.ExitOK)
+	cs := mcpClient(t, db, "mcp", "proxy", "--key-arg", "key", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	args := map[string]any{"kind": "report.daily", "target": "acct-7", "body": "totals", "idempotency_key": "outer:2"}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if err != nil || res.IsError || !strings.Contains(toolText(res), "PERMITTED: outer:2") {
+		t.Fatalf("guard through the proxy with --key-arg key: %v %s", err, toolText(res))
+	}
+	for i := 0; i < 2; i++ {
+		res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{"key": "outer:2"}})
+		if err != nil || res.IsError || !strings.Contains(toolText(res), "outer:2 is executing") {
+			t.Fatalf("read %d through the proxy: %v %s", i, err, toolText(res))
+		}
+	}
+	if r := run(t, db, "", "list", "--kind", "mcp.status", "--json"); strings.Contains(r.stdout, "mcp.status") {
+		t.Fatalf("a read was recorded: %s", r.stdout)
+	}
+
+	guarded := mcpClient(t, db, "mcp", "proxy", "--guard-reads", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	res, err = guarded.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{"key": "outer:2"}})
+	if err != nil || !res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
+		t.Fatalf("a read under --guard-reads with no rule: %v %s", err, toolText(res))
 	}
 }

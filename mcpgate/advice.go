@@ -26,8 +26,20 @@ const (
 	retryCall  retryHow = "repeat this exact tool call (same arguments, same idempotency_key if you gave one)"
 )
 
+// evidence says where the key's outcome and proof are read: through
+// Serve the agent has the status tool; through Proxy it has only the
+// upstream's tools, so the line is for the operator it reports to.
+func (r retryHow) evidence(key string) string {
+	if r == retryGuard {
+		return "call status with key " + key + " for its outcome and evidence"
+	}
+	return "`tollgate status " + key + "` shows its outcome and evidence"
+}
+
 // advice is what an answer tells the agent to do, in one line it can
-// follow without knowing tollgate: the state, then the instruction.
+// follow without knowing tollgate: the state, then the instruction, and
+// for a state only an operator can move, the operator's exact command, so
+// that no one has to dig the key out of a list.
 func advice(a ledger.Answer, retry retryHow) string {
 	key := safetext.Escape(a.Key)
 	switch a.Verdict {
@@ -42,24 +54,40 @@ func advice(a ledger.Answer, retry retryHow) string {
 		if a.Approvers > 1 {
 			quorum = fmt.Sprintf(" (%d operators must approve)", a.Approvers)
 		}
-		return fmt.Sprintf("PENDING APPROVAL: %s waits for an operator until %s%s; do not execute and do not use a new key. Later, %s: the answer will be approved, rejected, expired or still pending.",
-			key, stamp(a.ExpiresAt), quorum, retry)
+		return fmt.Sprintf("PENDING APPROVAL: %s waits for an operator until %s%s; do not execute and do not use a new key. "+
+			"An operator approves it with `tollgate approve %s` (or refuses it with `tollgate reject %s --reason ...`). "+
+			"Later, %s: the answer will be approved, rejected, expired or still pending.",
+			key, stamp(a.ExpiresAt), quorum, key, key, retry)
 	case ledger.Denied:
 		why := ""
 		if a.Reason != "" {
 			why = " (" + safetext.Escape(a.Reason) + ")"
 		}
-		next := "do not retry it."
+		next := "do not retry it; tell whoever asked for it that it was refused, and why."
 		if a.SafeNewKey {
-			next = "a different, reviewed operation needs a new key."
+			next = "do not retry it as it is; a different, reviewed operation needs a new key."
 		}
-		return fmt.Sprintf("DENIED: %s is %s%s; do not execute; %s", key, a.State, why, next)
+		return fmt.Sprintf("DENIED: %s is %s%s; do not execute; %s %s.", key, a.State, why, next, capitalize(retry.evidence(key)))
 	case ledger.Uncertain:
-		return fmt.Sprintf("UNCERTAIN: %s was permitted earlier and its outcome is not confirmed; do not execute it again, under this key or a new one. An operator reconciles it.", key)
+		return fmt.Sprintf("UNCERTAIN: %s was permitted earlier and its outcome is not confirmed; do not execute it again, under this key or a new one. "+
+			"Check whether it took effect at its destination and tell an operator, who settles it with `tollgate reconcile %s --result executed|not-executed --note ...`.",
+			key, key)
 	case ledger.Settled:
-		return fmt.Sprintf("SETTLED: %s already ended %s; do not execute it again.", key, a.State)
+		next := ""
+		if a.SafeNewKey {
+			next = " Doing it again on purpose is a new action: give it a new key."
+		}
+		return fmt.Sprintf("SETTLED: %s already ended %s; do not execute it again.%s %s.", key, a.State, next, capitalize(retry.evidence(key)))
 	}
 	return fmt.Sprintf("%s: %s (%s); do not execute.", key, a.State, a.Verdict)
+}
+
+// capitalize starts a sentence made of a clause.
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // refusalAdvice is the instruction for an error from Guard: a conflict

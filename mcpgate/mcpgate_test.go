@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tollgate-dev/tollgate/approvals"
@@ -39,9 +41,18 @@ type emailArgs struct {
 	Amount  any    `json:"amount,omitempty"`
 }
 
+type chargeArgs struct {
+	Amount int    `json:"amount"`
+	Idem   string `json:"idem"`
+}
+
 // runUpstream serves send_email (executes), reject_email (a tool error),
-// crash (exits mid-call) and hang (never answers), each counting its
-// executions in the file at count.
+// crash (exits mid-call), hang (never answers), lookup (read-only),
+// charge (takes its own idempotency key, idem, and echoes the key it
+// got), and strict_email (refuses an address without '@' as invalid
+// params), each counting its executions in the file at count, and each
+// start as "start". While the file TOLLGATE_TEST_DOWN names exists, it
+// exits as it starts.
 func runUpstream(count string) {
 	executed := func(tool string) {
 		f, err := os.OpenFile(count, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -51,6 +62,10 @@ func runUpstream(count string) {
 		f.WriteString(tool + "\n")
 		f.Close()
 	}
+	if _, err := os.Stat(os.Getenv("TOLLGATE_TEST_DOWN")); err == nil {
+		os.Exit(4)
+	}
+	executed("start")
 	srv := mcp.NewServer(&mcp.Implementation{Name: "mailer", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "send_email", Description: "Send one email.", Annotations: &mcp.ToolAnnotations{DestructiveHint: new(bool)}},
 		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
@@ -73,6 +88,24 @@ func runUpstream(count string) {
 			executed("hang")
 			select {} // until the process is stopped
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "lookup", Description: "Reads one mailbox.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
+			executed("lookup")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "mailbox " + in.To}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "charge", Description: "Charges once per idem."},
+		func(_ context.Context, req *mcp.CallToolRequest, in chargeArgs) (*mcp.CallToolResult, any, error) {
+			executed("charge")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("charged %d; meta %v; idem %s", in.Amount, req.Params.Meta[MetaKey], in.Idem)}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "strict_email", Description: "Refuses an address without @ as invalid params."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
+			if !strings.Contains(in.To, "@") {
+				return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "to: not an address"}
+			}
+			executed("strict_email")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent to " + in.To}}}, nil, nil
+		})
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}
@@ -84,6 +117,9 @@ type env struct {
 	t     *testing.T
 	store *ledger.Store
 	count string
+	// down is the file whose presence makes the upstream exit as it
+	// starts.
+	down string
 }
 
 func newEnv(t *testing.T) *env {
@@ -94,7 +130,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &env{t: t, store: s, count: filepath.Join(dir, "executed")}
+	return &env{t: t, store: s, count: filepath.Join(dir, "executed"), down: filepath.Join(dir, "down")}
 }
 
 func (e *env) policy(pattern string, mode approvals.Mode) {
@@ -119,9 +155,12 @@ func (e *env) executions(tool string) int {
 // upstream is a command running the test binary as the upstream server.
 func (e *env) upstream() *mcp.CommandTransport {
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "TOLLGATE_TEST_UPSTREAM="+e.count)
+	cmd.Env = append(os.Environ(), "TOLLGATE_TEST_UPSTREAM="+e.count, "TOLLGATE_TEST_DOWN="+e.down)
 	return &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}
 }
+
+// dial starts a fresh upstream process each time the proxy asks.
+func (e *env) dial() mcp.Transport { return e.upstream() }
 
 // connect runs srv on one end of an in-memory pipe and returns a client
 // session on the other.
@@ -144,7 +183,7 @@ func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 // proxy starts a proxy in front of a fresh upstream process.
 func (e *env) proxy(opt ProxyOptions) (*Proxy, *mcp.ClientSession) {
 	e.t.Helper()
-	p, err := NewProxy(ctx, e.store, e.upstream(), opt)
+	p, err := NewProxy(ctx, e.store, e.dial, opt)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -300,7 +339,8 @@ func TestServeGuardLifecycle(t *testing.T) {
 }
 
 // TestProxyListsToolsUnchanged: the proxy offers the upstream's tools as
-// they are, plus the optional idempotency_key argument.
+// they are, plus the optional idempotency_key argument on every tool it
+// guards (not on read-only tools, which pass).
 func TestProxyListsToolsUnchanged(t *testing.T) {
 	e := newEnv(t)
 	direct, err := mcp.NewClient(&mcp.Implementation{Name: "direct"}, nil).Connect(ctx, e.upstream(), nil)
@@ -333,8 +373,9 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 		}
 		got := tool.InputSchema.(map[string]any)
 		props := got["properties"].(map[string]any)
-		if _, ok := props[KeyArgument]; !ok {
-			t.Fatalf("%s has no %s argument", tool.Name, KeyArgument)
+		_, ok := props[KeyArgument]
+		if read := tool.Annotations != nil && tool.Annotations.ReadOnlyHint; ok == read {
+			t.Fatalf("%s (read-only %v) has the %s argument: %v", tool.Name, read, KeyArgument, ok)
 		}
 		delete(props, KeyArgument)
 		gs, _ := json.Marshal(got)
@@ -343,7 +384,7 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 			t.Fatalf("%s: schema %s, upstream's %s", tool.Name, gs, ws)
 		}
 	}
-	if n != len(want) || n != 4 {
+	if n != len(want) || n != 7 {
 		t.Fatalf("proxy lists %d tools, upstream %d", n, len(want))
 	}
 }
@@ -436,8 +477,8 @@ func TestProxyAutoPolicyExecutesOnce(t *testing.T) {
 }
 
 // TestProxyCrashLeavesUncertain: the upstream exits mid-call; the call is
-// reported unknown, the key is uncertain, and a restarted proxy never
-// runs it again.
+// reported unknown, the key is uncertain, and neither a restarted proxy
+// nor the proxy that restarted its upstream runs it again.
 func TestProxyCrashLeavesUncertain(t *testing.T) {
 	e := newEnv(t)
 	e.policy("mcp.*", approvals.Auto)
@@ -459,12 +500,16 @@ func TestProxyCrashLeavesUncertain(t *testing.T) {
 	if n := e.executions("crash"); n != 1 {
 		t.Fatalf("crash executed %d times, want once", n)
 	}
-	// The first proxy knows its upstream is gone: it records nothing more.
-	if res := call(t, cs, "send_email", map[string]any{"to": "y@example.com"}); !strings.Contains(text(res), "UNAVAILABLE") {
-		t.Fatalf("a call to a dead upstream: %s", text(res))
+	// The first proxy restarted its upstream: a new call runs there, and
+	// the crashed one still does not.
+	if res := call(t, cs, "send_email", map[string]any{"to": "y@example.com"}); res.IsError {
+		t.Fatalf("a call after the upstream's restart: %s", text(res))
 	}
-	if items, _ := e.store.List(ctx, ledger.Filter{Kind: "mcp.send_email"}); len(items) != 0 {
-		t.Fatalf("a call that could not be forwarded was recorded: %+v", items)
+	if res := call(t, cs, "crash", args); !strings.Contains(text(res), "UNCERTAIN") {
+		t.Fatalf("the crashed call after the restart: %s", text(res))
+	}
+	if n := e.executions("crash"); n != 1 {
+		t.Fatalf("crash executed %d times, want once", n)
 	}
 }
 

@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tollgate-dev/tollgate/ledger"
@@ -23,6 +24,11 @@ import (
 // caller's own action key. Without it the key is derived from the tool
 // and the digest of its arguments.
 const KeyArgument = "idempotency_key"
+
+// MetaKey is the _meta entry in which the proxy passes the action's key
+// with every guarded call it forwards, so that an upstream that
+// deduplicates (a payment API's server, say) can do so under the same key.
+const MetaKey = "io.tollgate/idempotency_key"
 
 // ProxyOptions are the proxy's settings.
 type ProxyOptions struct {
@@ -38,28 +44,57 @@ type ProxyOptions struct {
 	// Lease is each permit's lease; zero means Timeout plus a minute, so a
 	// call that ends in time always reports within its lease.
 	Lease time.Duration
-	// Log receives one line per refused, lost or unreported call, naming
-	// keys, never arguments. Nil means no log.
+	// GuardReads guards the tools the upstream marks read-only too. By
+	// default they pass unguarded and unrecorded: a read changes nothing,
+	// and a key would refuse its second identical call as settled for
+	// ever.
+	GuardReads bool
+	// KeyArg names an argument the proxy fills with the action's key in
+	// the tools whose input schema has it (a provider's own idempotency
+	// key); empty means none. The key always travels in _meta (MetaKey).
+	KeyArg string
+	// Wait bounds how long a call waits for an upstream that is being
+	// restarted before it is refused, with nothing recorded. Zero means
+	// ten seconds.
+	Wait time.Duration
+	// Restarts is how many failures in a row (a start that fails, or an
+	// upstream that exits within a minute) the proxy restarts the
+	// upstream after; then it gives up. Zero means ten.
+	Restarts int
+	// RestartDelay is the first restart's backoff, doubled for each
+	// failure in a row up to 30 seconds. Zero means a quarter second.
+	RestartDelay time.Duration
+	// Log receives one line per refused, lost or unreported call and per
+	// restart, naming keys, never arguments. Nil means no log.
 	Log io.Writer
 }
 
 // Proxy is an MCP server that offers an upstream server's tools and puts
-// guard in front of each call.
+// guard in front of each call. It restarts the upstream when it exits.
 type Proxy struct {
-	store    Ledger
-	upstream *mcp.ClientSession
-	server   *mcp.Server
-	opt      ProxyOptions
-	// gone is set once the upstream's session has ended (it exited or
-	// closed its pipe): no call is guarded after that, so no permit is
-	// issued for a call that cannot be forwarded.
-	gone atomic.Bool
+	store  Ledger
+	dial   Dial
+	client *mcp.Client
+	server *mcp.Server
+	opt    ProxyOptions
+	stop   chan struct{} // closed by Close
+	done   chan struct{} // closed when supervise has returned
+
+	mu sync.Mutex
+	// session is the live upstream; nil while it restarts.
+	session *mcp.ClientSession
+	// up is closed when session is set or down is: a call waits on it.
+	up chan struct{}
+	// down is why no call will be forwarded again: the proxy gave up
+	// restarting, or is closed.
+	down   error
+	closed bool
+	tools  map[string]*upstreamTool
 }
 
-// NewProxy connects to the upstream server over transport (for a
-// command, an mcp.CommandTransport), lists its tools, and returns the
-// proxy offering them. Close stops the upstream.
-func NewProxy(ctx context.Context, store Ledger, upstream mcp.Transport, opt ProxyOptions) (*Proxy, error) {
+// NewProxy starts the upstream server through dial, lists its tools, and
+// returns the proxy offering them. Close stops the upstream.
+func NewProxy(ctx context.Context, store Ledger, dial Dial, opt ProxyOptions) (*Proxy, error) {
 	if opt.Timeout <= 0 {
 		opt.Timeout = time.Minute
 	}
@@ -70,16 +105,28 @@ func NewProxy(ctx context.Context, store Ledger, upstream mcp.Transport, opt Pro
 		return nil, fmt.Errorf("%w: the lease (%s) must be at least the call timeout (%s), or a call in time would report after its lease",
 			ledger.ErrInvalidInput, opt.Lease, opt.Timeout)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, nil)
-	cs, err := client.Connect(ctx, upstream, nil)
-	if err != nil {
-		return nil, fmt.Errorf("upstream MCP server: %w", err)
+	if opt.KeyArg == KeyArgument {
+		return nil, fmt.Errorf("%w: the key argument cannot be %s, the proxy's own", ledger.ErrInvalidInput, KeyArgument)
 	}
-	p := &Proxy{store: store, upstream: cs, opt: opt}
-	go func() {
-		cs.Wait()
-		p.gone.Store(true)
-	}()
+	if opt.Wait <= 0 {
+		opt.Wait = 10 * time.Second
+	}
+	if opt.Restarts <= 0 {
+		opt.Restarts = 10
+	}
+	if opt.RestartDelay <= 0 {
+		opt.RestartDelay = 250 * time.Millisecond
+	}
+	p := &Proxy{store: store, dial: dial, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), up: make(chan struct{})}
+	p.client = mcp.NewClient(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, nil)
+	p.server = mcp.NewServer(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, &mcp.ServerOptions{
+		Instructions: "Every tool here that can change something is guarded by tollgate: a call runs only with a permit. A call that waits for an operator returns PENDING: stop, and repeat the same call later. " +
+			"Give the same idempotency_key (or the same arguments) when you repeat a call; never change them to get around an answer.",
+	})
+	cs, err := p.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if p.opt.Target == "" {
 		if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 			p.opt.Target = r.ServerInfo.Name
@@ -88,67 +135,68 @@ func NewProxy(ctx context.Context, store Ledger, upstream mcp.Transport, opt Pro
 			p.opt.Target = "upstream"
 		}
 	}
-	p.server = mcp.NewServer(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, &mcp.ServerOptions{
-		Instructions: "Every tool here is guarded by tollgate: a call runs only with a permit. A call that waits for an operator returns PENDING: stop, and repeat the same call later. " +
-			"Give the same idempotency_key (or the same arguments) when you repeat a call; never change them to get around an answer.",
-	})
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			cs.Close()
-			return nil, fmt.Errorf("upstream MCP server: listing tools: %w", err)
-		}
-		offered, err := withKeyArgument(t)
-		if err != nil {
-			cs.Close()
-			return nil, err
-		}
-		p.server.AddTool(offered, p.handler(t.Name))
-	}
+	go p.supervise(cs)
 	return p, nil
 }
 
 // Server is the MCP server to run on the agent's transport.
 func (p *Proxy) Server() *mcp.Server { return p.server }
 
-// Close ends the upstream session (and its process).
-func (p *Proxy) Close() error { return p.upstream.Close() }
-
-// withKeyArgument is the upstream's tool, unchanged but for the optional
-// idempotency_key argument added to its input schema.
-func withKeyArgument(t *mcp.Tool) (*mcp.Tool, error) {
-	var schema map[string]any
-	raw, err := json.Marshal(t.InputSchema)
-	if err == nil {
-		err = json.Unmarshal(raw, &schema)
+// Close ends the upstream session (and its process) and its restarts.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
 	}
-	if err != nil || schema == nil {
-		return nil, fmt.Errorf("upstream tool %q: its input schema is not a JSON object", safetext.Escape(t.Name))
+	p.closed = true
+	cs := p.session
+	p.setDownLocked(errClosed)
+	p.mu.Unlock()
+	close(p.stop)
+	var err error
+	if cs != nil {
+		err = cs.Close()
 	}
-	props, _ := schema["properties"].(map[string]any)
-	if props == nil {
-		props = map[string]any{}
-	}
-	if _, taken := props[KeyArgument]; taken {
-		return nil, fmt.Errorf("upstream tool %q already takes an argument named %s: the proxy cannot add its own", safetext.Escape(t.Name), KeyArgument)
-	}
-	props[KeyArgument] = map[string]any{"type": "string", "description": "optional: this action's stable tollgate key ([a-z0-9-] segments joined by ':'); " +
-		"repeat it with the same arguments on every retry. Without it the key is derived from the tool and its arguments."}
-	schema["properties"] = props
-	out := *t
-	out.InputSchema = schema
-	return &out, nil
+	<-p.done
+	return err
 }
 
-// handler guards, forwards and reports one tool's calls.
+// refused is a call answered before guard: nothing was recorded or
+// forwarded.
+func refused(why string) *mcp.CallToolResult {
+	return textResult("REFUSED before guard: "+why+"; nothing was recorded or forwarded.", true)
+}
+
+// handler checks, guards, forwards and reports one tool's calls. What can
+// be refused without the ledger is refused first (text that is not
+// Unicode, arguments the tool's schema rejects, a down upstream), so that
+// a key is used only by a call that is forwarded.
 func (p *Proxy) handler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := checkText(req.Params.Arguments); err != nil {
+			return refused(err.Error()), nil
+		}
+		t := p.tool(tool)
+		if t == nil {
+			return textResult(fmt.Sprintf("UNAVAILABLE: the upstream MCP server no longer offers %q; nothing was recorded or forwarded.", safetext.Escape(tool)), true), nil
+		}
+		if t.passes {
+			return p.read(ctx, tool, req.Params.Arguments), nil
+		}
 		args, key, err := splitArguments(req.Params.Arguments)
 		if err != nil {
-			return textResult("REFUSED before guard: "+err.Error()+"; nothing was recorded or forwarded.", true), nil
+			return refused(err.Error()), nil
+		}
+		if v, given := args[p.opt.KeyArg]; given && t.takesKey {
+			if s, _ := v.(string); s != key || key == "" {
+				return refused(fmt.Sprintf("%s is set by the proxy to the action's key: leave it out (give the key as %s)", safetext.Escape(p.opt.KeyArg), KeyArgument)), nil
+			}
+			delete(args, p.opt.KeyArg)
 		}
 		body, err := canonicalJSON(args)
 		if err != nil {
-			return textResult("REFUSED before guard: "+err.Error()+"; nothing was recorded or forwarded.", true), nil
+			return refused(err.Error()), nil
 		}
 		if key == "" {
 			if key, err = p.derivedKey(ctx, tool, body); err != nil {
@@ -162,10 +210,17 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		payload := ledger.Payload{Kind: "mcp." + tool, Target: p.opt.Target, Body: body}
 		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease}
 		if _, err := ledger.CheckGuardInput(key, payload, gopt); err != nil {
-			return textResult("REFUSED before guard: "+safetext.Escape(err.Error())+"; nothing was recorded or forwarded.", true), nil
+			return refused(safetext.Escape(err.Error())), nil
 		}
-		if p.gone.Load() {
-			return textResult("UNAVAILABLE: the upstream MCP server has exited; nothing was recorded or forwarded. Restart the proxy.", true), nil
+		if t.takesKey {
+			args[p.opt.KeyArg] = key
+		}
+		if err := validate(t, args); err != nil {
+			return refused(err.Error()), nil
+		}
+		cs, err := p.live(ctx)
+		if err != nil {
+			return unavailable(err), nil
 		}
 		a, err := p.store.Guard(ctx, key, payload, gopt)
 		if err != nil {
@@ -176,43 +231,148 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if a.Verdict != ledger.Permitted {
 			return textResult(advice(a, retryCall), true), nil
 		}
-		return p.forward(ctx, tool, args, a), nil
+		return p.forward(ctx, cs, tool, args, a), nil
 	}
 }
 
-// forward calls the upstream with the permit and reports what came back:
-// a result succeeded, a tool error failed, anything else (a lost
-// connection, a timeout, a crash) unknown, which leaves the key for an
-// operator and never runs it again.
-func (p *Proxy) forward(ctx context.Context, tool string, args map[string]any, a ledger.Answer) *mcp.CallToolResult {
-	cctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
-	defer cancel()
-	start := time.Now()
-	res, err := p.upstream.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	outcome := ledger.Succeeded
-	switch {
-	case err != nil || res == nil:
-		outcome = ledger.Unknown
-	case res.IsError:
-		outcome = ledger.Failed
+// unavailable is the answer to a call made while the upstream is down.
+func unavailable(err error) *mcp.CallToolResult {
+	next := "Repeat this exact call in a few seconds."
+	if !errors.Is(err, errRestarting) {
+		next = "Restart the proxy."
 	}
-	// The report must land even when the agent gave up on this request.
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer rcancel()
-	if _, rerr := p.store.Report(rctx, a.Key, a.PermitID, outcome, ledger.ReportOptions{Latency: time.Since(start)}); rerr != nil {
-		p.logf("report %s for %s failed: %s", outcome, a.Key, safetext.Escape(rerr.Error()))
+	return textResult(fmt.Sprintf("UNAVAILABLE: %s; nothing was recorded or forwarded. %s", safetext.Escape(err.Error()), next), true)
+}
+
+// validate checks the arguments, as they will be forwarded, against the
+// upstream tool's input schema: a call the upstream would reject for its
+// shape is refused before guard, and leaves its key unused.
+func validate(t *upstreamTool, args map[string]any) error {
+	if t.schema == nil {
+		return nil
 	}
-	if outcome == ledger.Unknown {
+	// The schema compares numbers by value: decode them as JSON numbers
+	// are, not as the exact text the forwarded arguments keep.
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return fmt.Errorf("the arguments cannot be encoded: %v", err)
+	}
+	var instance map[string]any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return fmt.Errorf("the arguments cannot be decoded: %v", err)
+	}
+	if err := t.schema.Validate(instance); err != nil {
+		return fmt.Errorf("the arguments do not match the tool's input schema (%s)", safetext.Escape(err.Error()))
+	}
+	return nil
+}
+
+// read forwards a call to a read-only tool as it came, unguarded: it
+// changes nothing, so it needs no permit, and an identical read later is
+// a new read, not a retry to refuse. It is not recorded: the ledger
+// keeps keyed actions only.
+func (p *Proxy) read(ctx context.Context, tool string, raw json.RawMessage) *mcp.CallToolResult {
+	cs, err := p.live(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	var args any = map[string]any{}
+	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		args = raw
+	}
+	res, err := p.send(ctx, cs, &mcp.CallToolParams{Name: tool, Arguments: args}, time.Time{})
+	if err != nil || res == nil {
 		why := "no result"
 		if err != nil {
 			why = err.Error()
 		}
-		p.logf("upstream call for %s lost: %s", a.Key, safetext.Escape(why))
-		return textResult(fmt.Sprintf("UNKNOWN: the call to the upstream server for %s was lost or timed out (%s); it may or may not have taken effect. "+
-			"The key is uncertain: do not repeat the action, under this key or a new one; an operator reconciles it.",
-			safetext.Escape(a.Key), safetext.Escape(why)), true)
+		return textResult(fmt.Sprintf("LOST: the read-only call to %q got no answer (%s); it changes nothing, so it is safe to repeat.",
+			safetext.Escape(tool), safetext.Escape(why)), true)
 	}
 	return res
+}
+
+// errNotSent marks a call that never reached the upstream.
+var errNotSent = errors.New("the call was not sent")
+
+// send calls the tool on the upstream, each attempt bounded by Timeout.
+// A call the connection refused before writing it (mcp.ErrConnectionClosed:
+// the upstream had exited) never reached the upstream, so it is sent
+// again once the upstream is back, as long as a whole attempt still fits
+// before deadline (the permit's lease; zero for a read); otherwise the
+// error wraps errNotSent. Any other failure may have been sent, and is
+// returned as it is.
+func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams, deadline time.Time) (*mcp.CallToolResult, error) {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		if p.current(cs) {
+			cctx, cancel := context.WithTimeout(ctx, p.opt.Timeout)
+			res, err := cs.CallTool(cctx, params)
+			cancel()
+			if !errors.Is(err, mcp.ErrConnectionClosed) {
+				return res, err
+			}
+		}
+		if attempt == attempts {
+			return nil, fmt.Errorf("%w: the upstream exited %d times before it could be sent", errNotSent, attempts)
+		}
+		next, err := p.live(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errNotSent, err)
+		}
+		if !deadline.IsZero() && time.Until(deadline) < p.opt.Timeout {
+			return nil, fmt.Errorf("%w: the permit's lease ends before a call could end", errNotSent)
+		}
+		cs = next
+	}
+}
+
+// forward calls the upstream with the permit and reports what came back:
+// a result succeeded, a tool error failed, an invalid-params rejection
+// failed (the upstream refused it before running it), anything else (a
+// lost connection, a timeout, a crash) unknown, which leaves the key for
+// an operator and never runs it again. The key goes with the call, in
+// _meta and in the --key-arg argument where the tool has one.
+func (p *Proxy) forward(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, a ledger.Answer) *mcp.CallToolResult {
+	// The report must land even when the agent gave up on this request.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer rcancel()
+	report := func(outcome ledger.Outcome, ref string, latency time.Duration) {
+		if _, rerr := p.store.Report(rctx, a.Key, a.PermitID, outcome, ledger.ReportOptions{Ref: ref, Latency: latency}); rerr != nil {
+			p.logf("report %s for %s failed: %s", outcome, a.Key, safetext.Escape(rerr.Error()))
+		}
+	}
+	key := safetext.Escape(a.Key)
+	start := time.Now()
+	res, err := p.send(ctx, cs, &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{MetaKey: a.Key}}, a.LeaseUntil)
+	latency := time.Since(start)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.Is(err, errNotSent):
+		report(ledger.Failed, "not-forwarded", latency)
+		p.logf("%s was not forwarded: %s; reported failed (not-forwarded)", a.Key, safetext.Escape(err.Error()))
+		return textResult(fmt.Sprintf("NOT FORWARDED: %s was permitted, but the upstream MCP server exited before the call was sent and did not come back in time; it did not run. "+
+			"The key is settled failed (ref not-forwarded): to do it now, repeat the call with a new %s.", key, KeyArgument), true)
+	case err == nil && res != nil && !res.IsError:
+		report(ledger.Succeeded, "", latency)
+		return res
+	case err == nil && res != nil:
+		report(ledger.Failed, "", latency)
+		return res
+	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams:
+		report(ledger.Failed, "invalid-params", latency)
+		return textResult(fmt.Sprintf("FAILED: the upstream MCP server refused the arguments of %s as invalid (-32602: %s) and did not run it. "+
+			"The key is settled failed (ref invalid-params): correct the arguments (with a new %s if you gave one): that is a new action.", key, safetext.Escape(rpcErr.Message), KeyArgument), true)
+	}
+	report(ledger.Unknown, "", latency)
+	why := "no result"
+	if err != nil {
+		why = err.Error()
+	}
+	p.logf("upstream call for %s lost: %s", a.Key, safetext.Escape(why))
+	return textResult(fmt.Sprintf("UNKNOWN: the call to the upstream server for %s was lost or timed out (%s); it may or may not have taken effect. "+
+		"The key is uncertain: do not repeat the action, under this key or a new one; an operator reconciles it.",
+		key, safetext.Escape(why)), true)
 }
 
 // splitArguments decodes a call's arguments (a JSON object, or nothing)

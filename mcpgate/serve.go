@@ -2,14 +2,17 @@ package mcpgate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // Version is what the servers report as their implementation version.
@@ -23,7 +26,7 @@ type GuardInput struct {
 	Target       string `json:"target" jsonschema:"what the action acts on (for example acct-7)"`
 	Body         string `json:"body" jsonschema:"the exact operation; the key binds its SHA-256, so a retry must send the same body"`
 	Agent        string `json:"agent,omitempty" jsonschema:"the calling agent's name in the evidence; default the MCP client's name"`
-	LeaseSeconds int    `json:"lease_seconds,omitempty" jsonschema:"seconds the permit holder has to report the outcome (1 to 604800); default 300"`
+	LeaseSeconds int    `json:"lease_seconds,omitempty"` // described by guardSchema, from the ledger's constants
 	Redact       bool   `json:"redact,omitempty" jsonschema:"retain only the payload's hashes, not its text"`
 }
 
@@ -63,6 +66,7 @@ func NewServer(store Ledger, opt ServeOptions) *mcp.Server {
 		Title:       "Ask tollgate before acting",
 		Description: "Records the action if new, applies policy, requests an operator's approval once, and issues at most one permit. It answers at once: pending is an answer, not a wait. The same call again returns the same answer (or the operator's decision).",
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(bool), OpenWorldHint: new(bool)},
+		InputSchema: guardSchema(),
 	}, guardTool(store, opt))
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "report",
@@ -79,6 +83,29 @@ func NewServer(store Ledger, opt ServeOptions) *mcp.Server {
 	}, statusTool(store))
 	return srv
 }
+
+// guardSchema is GuardInput's schema with the lease's bounds and default
+// written from the ledger's constants, so that the schema an agent reads
+// cannot drift from what guard does (it once said 300 s; the default is
+// ledger.DefaultLease).
+func guardSchema() *jsonschema.Schema {
+	s, err := jsonschema.For[GuardInput](nil)
+	if err != nil {
+		panic(err) // a fixed type: fails at the first test, never in use
+	}
+	lease := s.Properties["lease_seconds"]
+	lease.Description = leaseDescription()
+	lease.Default = json.RawMessage(strconv.FormatInt(seconds(ledger.DefaultLease), 10))
+	return s
+}
+
+// leaseDescription is lease_seconds' description: its bounds and default.
+func leaseDescription() string {
+	return fmt.Sprintf("seconds the permit holder has to report the outcome (%d to %d); default %d",
+		seconds(ledger.MinLease), seconds(ledger.MaxLease), seconds(ledger.DefaultLease))
+}
+
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // reportSchema is ReportInput's schema with outcome's three values.
 func reportSchema() *jsonschema.Schema {
@@ -98,6 +125,9 @@ func textResult(text string, isError bool) *mcp.CallToolResult {
 
 func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, any] {
 	return func(ctx context.Context, req *mcp.CallToolRequest, in GuardInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		agent := opt.Agent
 		if in.Agent != "" {
 			agent = in.Agent
@@ -118,7 +148,10 @@ func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, an
 }
 
 func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, any, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in ReportInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		r, err := store.Report(ctx, in.Key, in.PermitID, ledger.Outcome(in.Outcome),
 			ledger.ReportOptions{Ref: in.Ref, Latency: time.Duration(in.LatencyMS) * time.Millisecond})
 		if err != nil {
@@ -134,7 +167,10 @@ func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
 }
 
 func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in StatusInput) (*mcp.CallToolResult, any, error) {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in StatusInput) (*mcp.CallToolResult, any, error) {
+		if res, obj := badArguments(req); res != nil {
+			return res, obj, nil
+		}
 		d, err := store.Status(ctx, in.Key)
 		if err != nil {
 			text, obj := refusalAdvice(err)
@@ -142,6 +178,24 @@ func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
 		}
 		return textResult(fmt.Sprintf("%s is %s.", d.Key, d.State), false), d, nil
 	}
+}
+
+// badArguments is the refusal of a call whose raw arguments hold text
+// that is not Unicode, naming the argument; nil when they are sound. The
+// typed input has already been decoded with U+FFFD in place of the bad
+// bytes, so only the raw arguments can tell.
+func badArguments(req *mcp.CallToolRequest) (*mcp.CallToolResult, any) {
+	if req == nil || req.Params == nil {
+		return nil, nil
+	}
+	err := checkText(req.Params.Arguments)
+	if err == nil {
+		return nil, nil
+	}
+	var be *badTextError
+	errors.As(err, &be)
+	return textResult("REFUSED: "+err.Error()+"; nothing was recorded.", true),
+		map[string]any{"error": err.Error(), "field": safetext.Escape(be.field)}
 }
 
 // isAnswer reports whether a Guard error is an answer the agent acts on

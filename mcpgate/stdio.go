@@ -5,10 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // MaxLine bounds one JSON-RPC message on stdin.
@@ -22,7 +27,10 @@ const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":
 // Stdio is the transport for a server on stdin and stdout that survives
 // malformed input: a line that is not JSON is answered with a JSON-RPC
 // parse error and skipped, where the SDK's own transport would end the
-// session. Stdin and stdout are not closed when the session ends.
+// session. A request before initialize is answered with -32600 (invalid
+// request), where the SDK answers error code 0, which is no JSON-RPC
+// code; any other code-0 error the SDK writes goes out as -32603.
+// Stdin and stdout are not closed when the session ends.
 func Stdio(in io.Reader, out io.Writer) mcp.Transport {
 	w := &lockedWriter{w: out}
 	return &mcp.IOTransport{Reader: &lineFilter{r: bufio.NewReader(in), w: w}, Writer: w, MaxLineLength: MaxLine}
@@ -38,27 +46,73 @@ type lockedWriter struct {
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if fixed, ok := withErrorCode(p); ok {
+		if _, err := l.w.Write(fixed); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	return l.w.Write(p)
+}
+
+// withErrorCode gives a JSON-RPC error response with code 0 a real code.
+// The SDK answers a plain Go error from its own machinery (the
+// initialization gate among them) with code 0, which clients cannot
+// classify: the gate's refusal becomes -32600 (invalid request), any
+// other -32603 (internal error). Other lines are left as they are.
+func withErrorCode(line []byte) ([]byte, bool) {
+	if !bytes.Contains(line, []byte(`"code":0`)) || bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil || m["error"] == nil {
+		return nil, false
+	}
+	var e map[string]any
+	if json.Unmarshal(m["error"], &e) != nil || e["code"] != float64(0) {
+		return nil, false
+	}
+	e["code"] = jsonrpc.CodeInternalError
+	if msg, _ := e["message"].(string); strings.Contains(msg, "initialization") {
+		e["code"] = jsonrpc.CodeInvalidRequest
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return nil, false
+	}
+	m["error"] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, false
+	}
+	return append(out, '\n'), true
 }
 
 // Close leaves stdout open: the process owns it.
 func (l *lockedWriter) Close() error { return nil }
 
-// lineFilter passes on only lines that are valid JSON.
+// lineFilter passes on only lines that are valid JSON, and no request
+// before initialize.
 type lineFilter struct {
 	r       *bufio.Reader
 	w       io.Writer
 	pending []byte
+	// initialized is set once an initialize request has passed: the SDK
+	// handles it before any later message, so from then on its own gate
+	// decides.
+	initialized bool
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
 	for len(f.pending) == 0 {
 		line, err := f.line()
 		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if wellFormed(t) {
-				f.pending = append(t, '\n')
-			} else {
+			if !wellFormed(t) {
 				f.w.Write([]byte(parseError))
+			} else if refusal := f.early(t); refusal != nil {
+				f.w.Write(refusal)
+			} else {
+				f.pending = append(t, '\n')
 			}
 		}
 		if err != nil && len(f.pending) == 0 {
@@ -88,6 +142,39 @@ func (f *lineFilter) line() ([]byte, error) {
 		}
 		return buf, err
 	}
+}
+
+// early is the answer to a request that comes before initialize, nil for
+// a message to pass on: initialize itself, ping, a notification, a
+// response, a batch (the SDK's own answer, given a code by
+// withErrorCode), and a request of the sessionless protocol, which
+// carries its protocol version in _meta instead of initializing.
+func (f *lineFilter) early(line []byte) []byte {
+	if f.initialized || line[0] == '[' {
+		return nil
+	}
+	var m struct {
+		Method *string         `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	json.Unmarshal(line, &m) // wellFormed has read it; params of another shape are the SDK's to refuse
+	switch {
+	case m.Method == nil || m.ID == nil:
+		return nil
+	case *m.Method == "initialize":
+		f.initialized = true
+		return nil
+	case *m.Method == "ping" || m.Params.Meta["io.modelcontextprotocol/protocolVersion"] != nil:
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
+		"code":    jsonrpc.CodeInvalidRequest,
+		"message": fmt.Sprintf("%q before initialize: send initialize first (the session is not initialized)", safetext.Escape(*m.Method)),
+	}})
+	return append(b, '\n')
 }
 
 // wellFormed reports whether a line is a JSON-RPC 2.0 message (an object
