@@ -114,10 +114,46 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 		if err := appendEvent(ctx, tx, "", evEpochActivated, op, map[string]any{"epoch": epoch}, now, &ref); err != nil {
 			return nil, err
 		}
+		if err := fenceStalePending(ctx, tx, epoch, now); err != nil {
+			return nil, err
+		}
 		out, err = activeEpoch(ctx, tx)
 		return &ref, err
 	})
 	return out, err
+}
+
+// fenceStalePending logs, as the epoch changes, a fenced call for each
+// request still pending under another epoch: it can never be approved
+// now (decide refuses it), so the console lists it under Fenced at once
+// rather than when its agent next asks. The projection only finds the
+// candidates; each is checked against its facts before it is logged.
+func fenceStalePending(ctx context.Context, tx *Tx, active string, now int64) error {
+	type cand struct{ key, agent string }
+	cands, err := queryRows(ctx, tx, "SELECT action_key, agent FROM action_index WHERE stage = 'pending' AND deadline_ms > ? AND epoch <> ?",
+		[]any{now, active}, func(r *sql.Rows, c *cand) error { return r.Scan(&c.key, &c.agent) })
+	if err != nil {
+		return err
+	}
+	for _, c := range cands {
+		k, err := ParseKey(c.key)
+		if err != nil {
+			continue // not a key tollgate wrote; verify names it
+		}
+		f, err := loadFacts(ctx, tx, c.key)
+		if err != nil || stateFrom(f.Stage, f.Deadline, now) != StatePending {
+			continue
+		}
+		var digest string
+		if err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", c.key).Scan(&digest); err != nil {
+			return err
+		}
+		if _, err := logFence(ctx, tx, k, active, digest, c.agent,
+			fmt.Sprintf("pending under epoch %q when epoch %s was activated: it can no longer be approved; use a key under the active epoch", k.Epoch, active), now); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkFence refuses new work whose key is not under the active epoch, and

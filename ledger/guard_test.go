@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,6 +218,11 @@ func TestEpochFencing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The request pending under no epoch is fenced as the epoch changes,
+	// before its agent asks again: the console lists it under Fenced.
+	if rows, _ := s.Fenced(ctx, false, "", 0, 0); len(rows) != 1 || rows[0].Key != "old:pending" || !strings.Contains(rows[0].Reason, "was activated") {
+		t.Fatalf("fenced at activation: %+v", rows)
+	}
 	var fe *FencedError
 	if _, err := s.Guard(ctx, "never-admitted", pay, GuardOptions{Agent: "bot"}); !errors.As(err, &fe) {
 		t.Fatalf("plain key under an active epoch: %v", err)
@@ -248,8 +254,11 @@ func TestEpochFencing(t *testing.T) {
 		t.Fatalf("epoch reuse: %v", err)
 	}
 	rows, _ := s.Fenced(ctx, false, "", 0, 0)
-	if len(rows) != 5 { // the new key, the approval, two polls of the stale request, the stale epoch
-		t.Fatalf("%d fenced calls logged, want 5", len(rows))
+	// The new key, the approval, two polls of the stale request, the stale
+	// epoch; and at each activation every request then pending under
+	// another epoch (old:pending at both, refund:le-1 of e1 at the second).
+	if len(rows) != 8 {
+		t.Fatalf("%d fenced calls logged, want 8", len(rows))
 	}
 	if _, err := s.Status(ctx, "never-admitted"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("fenced key was admitted: %v", err)

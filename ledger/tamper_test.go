@@ -230,6 +230,7 @@ func TestVerifyNamesEveryTamperedRow(t *testing.T) {
 		{name: "projection kind edited", edit: []string{"UPDATE action_index SET kind = 'auto.y' WHERE action_key = 'k:rej'"}, table: "action_index", row: "action_key=k:rej"},
 		{name: "projection target edited", edit: []string{"UPDATE action_index SET target = 'elsewhere' WHERE action_key = 'k:auto'"}, table: "action_index", row: "action_key=k:auto"},
 		{name: "projection target shown for a redacted payload", edit: []string{"UPDATE payloads SET redacted = 1, canonical = NULL WHERE action_key = 'k:rej'"}, table: "action_index", row: "action_key=k:rej"},
+		{name: "projection's update time edited", edit: []string{"UPDATE action_index SET updated_ms = updated_ms - 1 WHERE action_key = 'k:auto'"}, table: "action_index", row: "action_key=k:auto"},
 		{name: "projection stage edited", edit: []string{"UPDATE action_index SET stage = 'approved', deadline_ms = 0 WHERE action_key = 'k:deny'"}, table: "action_index", row: "action_key=k:deny"},
 		{name: "event actor edited", edit: []string{"UPDATE events SET actor = 'mallory' WHERE seq = 5"}, table: "events", row: "seq=5"},
 		{name: "forged event with a correct hash", forge: func(t *testing.T, db *rawConn) {
