@@ -143,15 +143,18 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 			return a, nil, err
 		}
 		// A key admitted under an older epoch gets neither a request nor a
-		// permit.
-		act, err := t.activeEpoch(ctx, tx)
-		if err != nil {
-			return a, nil, err
-		}
-		if act.Epoch != k.Epoch && (act.Epoch != "" || !in.Created) {
-			fe, err := logFence(ctx, tx, k, act.Epoch, in.SHA256, opt.Agent,
-				fmt.Sprintf("admitted under epoch %q, not the active epoch %q: no new permit", k.Epoch, act.Epoch), now)
-			return a, fe, err
+		// permit. A key created in this transaction passed the fence a
+		// moment ago; on a signed ledger the epoch must also prove itself.
+		if t.required() || !in.Created {
+			act, err := t.activeEpoch(ctx, tx)
+			if err != nil {
+				return a, nil, err
+			}
+			if act.Epoch != k.Epoch && (act.Epoch != "" || !in.Created) {
+				fe, err := logFence(ctx, tx, k, act.Epoch, in.SHA256, opt.Agent,
+					fmt.Sprintf("admitted under epoch %q, not the active epoch %q: no new permit", k.Epoch, act.Epoch), now)
+				return a, fe, err
+			}
 		}
 		if f.Stage == StateApproved {
 			if t.required() {
