@@ -82,6 +82,11 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 		return err
 	}
 	defer tx.Rollback()
+	// The schema was created without the state machine's step (the copy
+	// brings its own identity): the projection function is made here.
+	if err := createServerFunctions(ctx, tx); err != nil {
+		return err
+	}
 	err = from.readOnce(ctx, func(rtx *Tx) error {
 		for _, table := range copyOrder {
 			if err := copyTable(ctx, rtx, tx, table); err != nil {

@@ -83,6 +83,16 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	var seq int64
 	prev := zeroHash
 	switch {
+	case tx.server:
+		// The database numbers, links and hashes the event and moves the
+		// head in one call: no role writes the chain directly.
+		var h Head
+		err := tx.QueryRowContext(ctx, "SELECT o_seq, o_hash FROM tollgate_append_event(?, ?, ?, ?, ?, ?, ?, ?)",
+			key, typ, actor, string(d), at, factOf(fact).Table, factOf(fact).Row, factOf(fact).SHA256).Scan(&h.Seq, &h.Hash)
+		if err == nil {
+			tx.head = &h
+		}
+		return err
 	case tx.head != nil:
 		seq, prev = tx.head.Seq, tx.head.Hash
 	case tx.migrating:
@@ -111,6 +121,14 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	return err
 }
 
+// factOf is the fact an event commits, empty for a derived event.
+func factOf(fact *factRef) factRef {
+	if fact == nil {
+		return factRef{}
+	}
+	return *fact
+}
+
 // lockHead reads the chain_head row into tx.saved, once per transaction,
 // locked until commit where the engine needs a lock (LockSuffix).
 func lockHead(ctx context.Context, tx *Tx) error {
@@ -118,7 +136,11 @@ func lockHead(ctx context.Context, tx *Tx) error {
 		return nil
 	}
 	var h Head
-	if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1"+tx.lock).Scan(&h.Seq, &h.Hash); err != nil {
+	q := "SELECT seq, hash FROM chain_head WHERE one = 1" + tx.lock
+	if tx.server {
+		q = "SELECT o_seq, o_hash FROM tollgate_lock_head()"
+	}
+	if err := tx.QueryRowContext(ctx, q).Scan(&h.Seq, &h.Hash); err != nil {
 		return fmt.Errorf("read the chain head: %w", err)
 	}
 	tx.saved = &h
@@ -130,8 +152,8 @@ func lockHead(ctx context.Context, tx *Tx) error {
 // with the one read: under the lock it cannot have moved, and if it
 // somehow did, nothing of this transaction is kept.
 func saveHead(ctx context.Context, tx *Tx) error {
-	if tx.saved == nil || tx.head == nil {
-		return nil
+	if tx.saved == nil || tx.head == nil || tx.server {
+		return nil // nothing appended, or the database moved the head with each append
 	}
 	res, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1 AND seq = ?", tx.head.Seq, tx.head.Hash, tx.saved.Seq)
 	if err != nil {

@@ -145,8 +145,13 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 	if opt.Redact {
 		target = ""
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, target = ?, updated_ms = ?,
-		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), key); err != nil {
+	if tx.server {
+		err = refreshIndex(ctx, tx, key, &target)
+	} else {
+		_, err = tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, target = ?, updated_ms = ?,
+		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), key)
+	}
+	if err != nil {
 		return err
 	}
 	return appendEvent(ctx, tx, key, evRecorded, opt.Agent, map[string]any{

@@ -91,6 +91,42 @@ func TestPostgresRolesRefuseWhatTheyMayNotDo(t *testing.T) {
 			}
 		}
 	}
+	// The chain and the projection are written only through the schema's
+	// functions: each direct write an agent tried before (the head set to
+	// the largest bigint, another agent's key marked settled, an event
+	// slipped in out of turn) is refused, and nothing changes.
+	before, err := admin.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stageBefore string
+	rawDB(t, owner).QueryRow("SELECT stage FROM action_index WHERE action_key = 'k:ask'").Scan(&stageBefore)
+	for _, who := range []struct{ name, url string }{{"agent", agentURL}, {"operator", operatorURL}} {
+		db := rawDB(t, who.url)
+		for _, q := range []string{
+			"UPDATE chain_head SET seq = 9223372036854775807",
+			"UPDATE action_index SET stage = 'succeeded' WHERE action_key = 'k:ask'",
+			"INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES ('k:x', 'k:x', '" + strings.Repeat("a", 64) + "')",
+			"INSERT INTO events(seq, action_key, type, actor, detail, at_ms, prev_hash, hash) VALUES (" + strconv.FormatInt(before.Seq+1, 10) +
+				", 'k:ask', 'approved', 'mallory', '{}', 1, '" + before.Hash + "', '" + strings.Repeat("b", 64) + "')",
+			"SELECT * FROM chain_head FOR UPDATE",
+		} {
+			if _, err := db.Exec(q); err == nil || !errors.Is(operator.eng.MapError(err), ErrNotPermitted) {
+				t.Errorf("%s: %s: %v, want permission denied", who.name, q, err)
+			}
+		}
+		// What the functions do is the truth of the facts: refreshing
+		// another key's row cannot change its stage.
+		if _, err := db.Exec("SELECT tollgate_refresh_index('k:ask', 'a target of its own')"); err != nil {
+			t.Errorf("%s: refresh: %v", who.name, err)
+		}
+	}
+	after, err := admin.Head(ctx)
+	var stageAfter, target string
+	rawDB(t, owner).QueryRow("SELECT stage, target FROM action_index WHERE action_key = 'k:ask'").Scan(&stageAfter, &target)
+	if err != nil || after != before || stageAfter != stageBefore || target != "t" {
+		t.Fatalf("after the refused writes: head %+v -> %+v (%v), k:ask %s -> %s, target %q", before, after, err, stageBefore, stageAfter, target)
+	}
 	rep, err := admin.Verify(ctx)
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)

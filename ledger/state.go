@@ -196,6 +196,55 @@ func (s *Store) epochIs(ctx context.Context, epoch string) bool {
 	return err == nil && active == epoch
 }
 
+// refreshIndex has the database derive a key's projection row from its
+// facts (PostgreSQL, where no role may write the projection): the stage,
+// deadline and times the facts say, whatever the caller believes. target
+// is taken only when its SHA-256 is the payload's target digest; nil
+// keeps the row's.
+func refreshIndex(ctx context.Context, tx *Tx, key string, target *string) error {
+	_, err := tx.ExecContext(ctx, "SELECT tollgate_refresh_index(?, ?::text)", key, target)
+	return err
+}
+
+// refreshIndexSQL creates tollgate_refresh_index on PostgreSQL (schema
+// 8's step): the projection row derived from the facts with the very
+// stage, deadline and update-time rules verify checks it against.
+const refreshIndexSQL = `CREATE FUNCTION tollgate_refresh_index(p_key text, p_target text) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+UPDATE action_index x SET stage = s.stage, deadline_ms = s.deadline, updated_ms = s.updated,
+    logical_key = s.logical, epoch = s.epoch, kind = s.kind, agent = s.agent, retained = s.retained, redacted = s.redacted,
+    target = CASE WHEN s.retained = 0 OR s.redacted = 1 THEN ''
+        WHEN p_target IS NOT NULL AND encode(sha256(convert_to(p_target, 'UTF8')), 'hex') = s.target_sha256 THEN p_target
+        ELSE x.target END
+FROM (SELECT ` + stageSQL + ` AS stage, ` + deadlineSQL + ` AS deadline,
+        GREATEST(coalesce(pl.recorded_ms, 0), coalesce(e.at_ms, 0), coalesce(q.requested_ms, 0), coalesce(d.at_ms, 0),
+            coalesce(p.issued_ms, 0), coalesce(r.at_ms, 0), coalesce(c.at_ms, 0)) AS updated,
+        CASE WHEN pl.action_key IS NOT NULL AND i.action_key ~ '^hsr1:[0-9a-f-]{36}:' THEN substr(i.action_key, 43) ELSE i.action_key END AS logical,
+        CASE WHEN pl.action_key IS NOT NULL AND i.action_key ~ '^hsr1:[0-9a-f-]{36}:' THEN substr(i.action_key, 6, 36) ELSE '' END AS epoch,
+        coalesce(pl.kind, '') AS kind, coalesce(pl.agent, '') AS agent,
+        CASE WHEN pl.action_key IS NULL THEN 0 ELSE 1 END AS retained, coalesce(pl.redacted, 0) AS redacted,
+        coalesce(pl.target_sha256, '') AS target_sha256` + factsFrom + `
+    LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = p_key) s
+WHERE x.action_key = p_key
+$fn$`
+
+// refreshIndexGrants give the roles the function instead of the table.
+var refreshIndexGrants = []string{
+	"REVOKE EXECUTE ON FUNCTION tollgate_refresh_index(text, text) FROM PUBLIC",
+	"GRANT EXECUTE ON FUNCTION tollgate_refresh_index(text, text) TO tollgate_agent, tollgate_operator",
+}
+
+// createServerFunctions creates tollgate_refresh_index and its grants,
+// on a PostgreSQL schema being migrated or made as a copy's target.
+func createServerFunctions(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range append([]string{refreshIndexSQL}, refreshIndexGrants...) {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // unpack reads the value fastCols builds.
 func (r *indexRow) unpack(v string) bool {
 	if len(v) < 64 {
@@ -221,6 +270,9 @@ func (r *indexRow) unpack(v string) bool {
 // setStage moves the projection; the fact that justifies the move has
 // been appended in the same transaction.
 func setStage(ctx context.Context, tx *Tx, key string, stage State, deadline, now int64) error {
+	if tx.server {
+		return refreshIndex(ctx, tx, key, nil)
+	}
 	_, err := tx.ExecContext(ctx, `UPDATE action_index SET stage = ?, deadline_ms = ?, updated_ms = ? WHERE action_key = ?`,
 		stage, deadline, now, key)
 	return err

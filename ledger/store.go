@@ -208,6 +208,11 @@ func afterMigration(now func() time.Time, rebind func(string) string) engine.Mig
 		}
 		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
 		if version == 8 {
+			if rebind != nil { // PostgreSQL: its projection function
+				if err := createServerFunctions(ctx, stx); err != nil {
+					return err
+				}
+			}
 			return markStatementsV2(ctx, tx)
 		}
 		var n int
@@ -267,7 +272,9 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	defer s.wc.fill(ctx)
-	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, lock: s.eng.LockSuffix()}
+	// An engine that locks the head row (PostgreSQL) keeps the chain and
+	// the projection behind the schema's functions.
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, lock: s.eng.LockSuffix(), server: s.eng.LockSuffix() != ""}
 	if err := s.begin(ctx, tx); err != nil {
 		stx.Rollback()
 		return err

@@ -34,6 +34,10 @@ type Tx struct {
 	// migrating is set in a migration's step, which may run before the
 	// chain head was a row of its own.
 	migrating bool
+	// server is set on an engine whose roles may not write the chain or
+	// the projection (PostgreSQL): events are appended, the head locked
+	// and the projection derived by the schema's own functions.
+	server bool
 	// pin, when set, is the context every statement runs under instead of
 	// the one passed: in a group commit (group.go) one caller giving up
 	// must not interrupt a statement, which would make SQLite roll back
