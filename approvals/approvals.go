@@ -49,7 +49,16 @@ type Rule struct {
 	// Approvers is the quorum for Approval rules: how many distinct
 	// operators must approve (1 to MaxApprovers).
 	Approvers int
+	// Condition, when set, is a CEL expression the action must meet for
+	// the rule to apply (condition.go); a rule is identified by its
+	// pattern and condition, and setting the same pair again replaces it.
+	Condition string
+	// Priority orders rules before specificity: higher first (Decide).
+	Priority int
 }
+
+// MaxPriority bounds a rule's priority either way.
+const MaxPriority = 1000
 
 // MaxApprovers bounds a quorum.
 const MaxApprovers = 9

@@ -1,0 +1,300 @@
+package approvals
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	_ "time/tzdata" // schedule windows name zones (Europe/Berlin) on hosts without a zone database
+
+	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/interpreter"
+)
+
+// ErrCondition means a rule's condition does not compile, is not boolean,
+// or could not be evaluated.
+var ErrCondition = errors.New("policy condition")
+
+// MaxConditionLen bounds a condition's text.
+const MaxConditionLen = 2000
+
+// conditionCostLimit bounds one evaluation: a condition is a few
+// comparisons, never a loop over a large list.
+const conditionCostLimit = 10_000
+
+// Facts are what a condition may read: the action (kind, target, agent),
+// its context, and the ledger's clock.
+type Facts struct {
+	Kind, Target, Agent string
+	Context             map[string]any
+	Now                 time.Time
+}
+
+// Condition is a compiled, type-checked CEL condition over action.kind,
+// action.target, action.agent, context.* and now.
+type Condition struct {
+	Source string
+	prog   cel.Program
+	reads  []string // the action and context fields it names, sorted
+	now    bool
+}
+
+var (
+	envOnce sync.Once
+	env     *cel.Env
+	envErr  error
+	cache   sync.Map // source -> *Condition
+)
+
+func celEnv() (*cel.Env, error) {
+	envOnce.Do(func() {
+		env, envErr = cel.NewEnv(
+			cel.Variable("action", cel.MapType(cel.StringType, cel.StringType)),
+			cel.Variable("context", cel.MapType(cel.StringType, cel.DynType)),
+			cel.Variable("now", cel.TimestampType),
+			cel.CrossTypeNumericComparisons(true),
+		)
+	})
+	return env, envErr
+}
+
+// CompileCondition compiles and type-checks a condition, refusing it with
+// the position of the error. Compiled conditions are cached by text: a
+// guard evaluates the same few conditions many times.
+func CompileCondition(src string) (*Condition, error) {
+	if c, ok := cache.Load(src); ok {
+		return c.(*Condition), nil
+	}
+	if len(src) > MaxConditionLen {
+		return nil, fmt.Errorf("%w: at most %d bytes", ErrCondition, MaxConditionLen)
+	}
+	e, err := celEnv()
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := e.Compile(src)
+	if iss != nil && iss.Err() != nil {
+		return nil, fmt.Errorf("%w: %s", ErrCondition, strings.ReplaceAll(iss.Err().Error(), "\n", " "))
+	}
+	if !ast.OutputType().IsExactType(cel.BoolType) {
+		return nil, fmt.Errorf("%w: %q is of type %s; a condition must be true or false", ErrCondition, src, ast.OutputType())
+	}
+	c := &Condition{Source: src}
+	reads := map[string]bool{}
+	loops := false
+	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
+		switch x.Kind() {
+		case celast.ComprehensionKind:
+			loops = true
+		case celast.SelectKind:
+			s := x.AsSelect()
+			if op := s.Operand(); op.Kind() == celast.IdentKind && (op.AsIdent() == "action" || op.AsIdent() == "context") {
+				reads[op.AsIdent()+"."+s.FieldName()] = true
+			}
+		case celast.IdentKind:
+			c.now = c.now || x.AsIdent() == "now"
+		}
+	}))
+	// Without a comprehension (all, exists, map, filter) a condition's
+	// cost is bounded by its length; with one it grows with the lists it
+	// walks, and a runtime cost limit stops it. Tracking cost doubles the
+	// price of every evaluation, so only conditions that loop pay it.
+	opts := []cel.ProgramOption{cel.EvalOptions(cel.OptOptimize)}
+	if loops {
+		opts = append(opts, cel.CostLimit(conditionCostLimit))
+	}
+	if c.prog, err = e.Program(ast, opts...); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCondition, err)
+	}
+	for r := range reads {
+		c.reads = append(c.reads, r)
+	}
+	sort.Strings(c.reads)
+	cache.Store(src, c)
+	return c, nil
+}
+
+// Eval evaluates the condition against f and returns its result and the
+// values it read (the fields it names that f has, and now when it reads
+// the clock), which the ledger keeps to explain the decision.
+func (c *Condition) Eval(f Facts) (bool, map[string]any, error) {
+	a := newActivation(f)
+	ok, err := c.eval(a)
+	return ok, c.read(a), err
+}
+
+// activation is what conditions are evaluated against, converted once
+// for all the rules of one decision.
+type activation struct {
+	f      Facts
+	action map[string]string
+	ctxv   map[string]any
+	vars   interpreter.Activation
+}
+
+func newActivation(f Facts) *activation {
+	a := &activation{f: f, action: map[string]string{"kind": f.Kind, "target": f.Target, "agent": f.Agent}, ctxv: f.Context}
+	if a.ctxv == nil {
+		a.ctxv = map[string]any{}
+	}
+	a.vars, _ = interpreter.NewActivation(map[string]any{
+		"action":  types.DefaultTypeAdapter.NativeToValue(a.action),
+		"context": types.DefaultTypeAdapter.NativeToValue(a.ctxv),
+		"now":     types.Timestamp{Time: f.Now},
+	})
+	return a
+}
+
+// read is the values the condition names that the action has.
+func (c *Condition) read(a *activation) map[string]any {
+	action, ctxv, f := a.action, a.ctxv, a.f
+	read := map[string]any{}
+	for _, r := range c.reads {
+		obj, field, _ := strings.Cut(r, ".")
+		if obj == "action" {
+			read[r] = action[field]
+		} else if v, ok := ctxv[field]; ok {
+			read[r] = v
+		}
+	}
+	if c.now {
+		read["now"] = f.Now.UTC().Format(time.RFC3339Nano)
+	}
+	return read
+}
+
+func (c *Condition) eval(a *activation) (bool, error) {
+	ctxv := a.ctxv
+	out, _, err := c.prog.Eval(a.vars)
+	if err != nil {
+		// A context field the condition names but the action did not
+		// send: the condition does not hold (write has(context.x) to say
+		// otherwise). Any other failure is an error.
+		for _, r := range c.reads {
+			if field, ok := strings.CutPrefix(r, "context."); ok {
+				if _, present := ctxv[field]; !present {
+					return false, nil
+				}
+			}
+		}
+		return false, fmt.Errorf("%w %q: %v", ErrCondition, c.Source, err)
+	}
+	b, ok := out.(types.Bool)
+	if !ok {
+		return false, fmt.Errorf("%w %q: evaluated to %v, not true or false", ErrCondition, c.Source, out)
+	}
+	return bool(b), nil
+}
+
+// Explain is why a rule applied: its id (its version: each set is a new
+// row), its pattern and condition, and the values its condition read; or
+// the condition error that sent the key to approval.
+type Explain struct {
+	RuleID    int64          `json:"rule_id,omitempty"`
+	Pattern   string         `json:"pattern,omitempty"`
+	Condition string         `json:"condition,omitempty"`
+	Read      map[string]any `json:"read,omitempty"`
+	Error     string         `json:"error,omitempty"`
+}
+
+// Decide applies rules in order, first match wins: priority (highest
+// first), then the pattern's specificity (an exact kind before the
+// longest glob), then a rule with a condition before the one without,
+// oldest first. A rule matches when its pattern matches the kind and its
+// condition (if any) is true. A condition that cannot be evaluated (a
+// wrong type, a cost over the limit) stops the evaluation and sends the
+// key to approval, the default: a person decides when the policy cannot.
+// A context field that the action did not send makes a condition that
+// reads it false (the rule does not apply), unless it guards with has(). No match: the default rule (approval).
+func Decide(rules []Rule, f Facts) (Rule, Explain) {
+	var a *activation
+	for _, r := range Ordered(rules) {
+		if !patternMatches(r.Pattern, f.Kind) {
+			continue
+		}
+		ex := Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition}
+		if r.Condition != "" {
+			if a == nil {
+				a = newActivation(f)
+			}
+			c, err := CompileCondition(r.Condition)
+			var ok bool
+			if err == nil {
+				ok, err = c.eval(a)
+			}
+			if err == nil && ok || c != nil && err != nil {
+				ex.Read = c.read(a)
+			}
+			if err != nil {
+				ex.Error = err.Error()
+				return withDefaults(DefaultRule()), ex
+			}
+			if !ok {
+				continue
+			}
+		}
+		return withDefaults(r), ex
+	}
+	return withDefaults(DefaultRule()), Explain{}
+}
+
+// Ordered returns rules in evaluation order (see Decide).
+func Ordered(rules []Rule) []Rule {
+	type keyed struct {
+		r    Rule
+		spec int
+	}
+	ks := make([]keyed, len(rules))
+	for i, r := range rules {
+		ks[i] = keyed{r, specificity(r.Pattern)}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		switch {
+		case a.r.Priority != b.r.Priority:
+			return b.r.Priority - a.r.Priority
+		case a.spec != b.spec:
+			return b.spec - a.spec
+		case (a.r.Condition == "") != (b.r.Condition == ""):
+			if a.r.Condition != "" {
+				return -1
+			}
+			return 1
+		case a.r.ID < b.r.ID:
+			return -1
+		case a.r.ID > b.r.ID:
+			return 1
+		}
+		return 0
+	})
+	out := make([]Rule, len(ks))
+	for i, k := range ks {
+		out[i] = k.r
+	}
+	return out
+}
+
+func specificity(pattern string) int {
+	if !IsGlob(pattern) {
+		return 1 << 20
+	}
+	return len(pattern) - strings.Count(pattern, "*") - strings.Count(pattern, "?")
+}
+
+func patternMatches(pattern, kind string) bool {
+	return pattern == kind || IsGlob(pattern) && glob(pattern, kind)
+}
+
+func withDefaults(r Rule) Rule {
+	if r.Mode == Approval && r.TTL <= 0 {
+		r.TTL = DefaultTTL
+	}
+	if r.Approvers < 1 {
+		r.Approvers = 1
+	}
+	return r
+}
