@@ -78,10 +78,10 @@ func TestDecideOverContext(t *testing.T) {
 // ill-typed or is not boolean is refused with the position of the error.
 func TestConditionsAreCheckedWhenSet(t *testing.T) {
 	for src, want := range map[string]string{
-		"context.amount >":         "1:17",
-		`action.kind + 1 == 2`:     "no matching overload",
-		`context.amount`:           "a condition must be true or false",
-		`nosuch.field == 1`:        "undeclared reference",
+		"context.amount >":        "1:17",
+		`action.kind + 1 == 2`:    "no matching overload",
+		`context.amount`:          "a condition must be true or false",
+		`nosuch.field == 1`:       "undeclared reference",
 		strings.Repeat("x", 2001): "at most",
 	} {
 		_, err := CompileCondition(src)
