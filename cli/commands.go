@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,7 @@ import (
 )
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
-	"reconcile", "policy set", "policy list", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
+	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
 	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "export", "backup", "migrate"}
 
 func commands() map[string]command {
@@ -32,8 +33,9 @@ func commands() map[string]command {
 		define("approve", "KEY [--reason R] [--operator NAME] [--key FILE]", "approve a pending action", bindDecide, runDecide(ledger.DecisionApproved)),
 		define("reject", "KEY --reason R [--operator NAME] [--key FILE]", "reject a pending action", bindDecide, runDecide(ledger.DecisionRejected)),
 		define("reconcile", "KEY --result executed|not-executed --note N [--operator NAME] [--key FILE]", "settle an uncertain action", bindReconcile, runReconcile),
-		define("policy set", "PATTERN --mode auto|approval|deny [--ttl D] [--approvers N]", "set the rule for a kind or kind glob", bindPolicySet, runPolicySet),
-		define[noFlags]("policy list", "", "list the rules in force", nil, runPolicyList),
+		define("policy set", "PATTERN --mode auto|approval|deny [--ttl D] [--approvers N] [--if CEL] [--priority N]", "set the rule for a kind or kind glob", bindPolicySet, runPolicySet),
+		define[noFlags]("policy list", "", "list the rules in the order they are evaluated, each in force or not", nil, runPolicyList),
+		define("policy test", "--kind K [--target T] [--agent A] [--context JSON] [--at TIME]", "say what the rules would decide for an action and why, writing nothing", bindPolicyTest, runPolicyTest),
 		define("epoch activate", "[--epoch UUID]", "start a new operator epoch; new work must use hsr1:<epoch>:<key>", bindEpoch, runEpochActivate),
 		define[noFlags]("epoch show", "", "show the active epoch", nil, runEpochShow),
 		define("operator init", "[--key FILE]", "create this operator's Ed25519 key (kept if one exists) and print its public line", bindKey, runOperatorInit),
@@ -213,6 +215,11 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 		return 0, fmt.Errorf("%w: --wait is between 0 (no waiting) and 24h (got %s)", ledger.ErrInvalidInput, f.wait)
 	}
 	opt := ledger.GuardOptions{Agent: f.agent, Redact: f.redact, Lease: f.lease}
+	if f.context != "" {
+		if opt.Context, err = ledger.ParseContext([]byte(f.context)); err != nil {
+			return 0, err
+		}
+	}
 	if opt.Lease == 0 {
 		return 0, fmt.Errorf("%w: a lease is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinLease, ledger.MaxLease)
 	}
@@ -267,6 +274,9 @@ func guardText(w io.Writer, a ledger.Answer) {
 	}
 	if a.SafeNewKey {
 		fmt.Fprint(w, "; a new reviewed operation needs a new key")
+	}
+	if a.Rule != nil {
+		fmt.Fprintf(w, "; policy %s by %s", a.Policy, explainText(a.Rule))
 	}
 	fmt.Fprintln(w)
 }
@@ -379,6 +389,12 @@ func statusText(w io.Writer, d ledger.Detail) {
 	fmt.Fprintln(w)
 	if d.Policy != "" {
 		fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
+	}
+	if d.Rule != nil {
+		fmt.Fprintf(w, "decided by:   %s\n", explainText(d.Rule))
+	}
+	if len(d.Context) > 0 {
+		fmt.Fprintf(w, "context:      %s\n", safetext.Escape(string(d.Context)))
 	}
 	if !d.Expires.IsZero() {
 		fmt.Fprintf(w, "approval:     requested %s, deadline %s, %d of %d approvals\n", ts(d.Requested), ts(d.Expires), d.Approvals(), max(d.Approvers, 1))
@@ -569,7 +585,7 @@ func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error
 	case ttl == 0:
 		return 0, fmt.Errorf("%w: a TTL is between %s and %s (got 0)", ledger.ErrInvalidInput, ledger.MinTTL, ledger.MaxTTL)
 	}
-	rule := approvals.Rule{Pattern: c.pos[0], Mode: mode, TTL: ttl, Approvers: f.approvers}
+	rule := approvals.Rule{Pattern: c.pos[0], Mode: mode, TTL: ttl, Approvers: f.approvers, Condition: f.condition, Priority: f.priority}
 	if rule.Approvers < 1 {
 		return 0, fmt.Errorf("%w: --approvers is between 1 and %d (got %d)", ledger.ErrInvalidInput, approvals.MaxApprovers, rule.Approvers)
 	}
@@ -580,7 +596,7 @@ func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error
 	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		r, err := s.SetPolicy(ctx, rule, op)
 		return ok(ruleJSON(r), func(w io.Writer) {
-			fmt.Fprintf(w, "rule %d: %s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), r.Mode, ttlText(r))
+			fmt.Fprintf(w, "rule %d: %s%s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), condText(r), r.Mode, ttlText(r))
 		}), err
 	})
 }
@@ -596,7 +612,83 @@ func ttlText(r approvals.Rule) string {
 }
 
 func ruleJSON(r approvals.Rule) map[string]any {
-	return map[string]any{"id": r.ID, "pattern": r.Pattern, "mode": r.Mode, "ttl_seconds": int64(r.TTL.Seconds()), "approvers": max(r.Approvers, 1)}
+	j := map[string]any{"id": r.ID, "pattern": r.Pattern, "mode": r.Mode, "ttl_seconds": int64(r.TTL.Seconds()), "approvers": max(r.Approvers, 1)}
+	if r.Condition != "" {
+		j["condition"] = r.Condition
+	}
+	if r.Priority != 0 {
+		j["priority"] = r.Priority
+	}
+	return j
+}
+
+// condText is a rule's priority and condition as policy list shows them.
+func condText(r approvals.Rule) string {
+	s := ""
+	if r.Priority != 0 {
+		s += fmt.Sprintf(" [priority %d]", r.Priority)
+	}
+	if r.Condition != "" {
+		s += " if " + safetext.Escape(r.Condition)
+	}
+	return s
+}
+
+// explainText is why a rule decided, for guard's and status's text.
+func explainText(ex *approvals.Explain) string {
+	if ex == nil {
+		return ""
+	}
+	s := fmt.Sprintf("rule %d (%s)", ex.RuleID, safetext.Escape(ex.Pattern))
+	if ex.Condition != "" {
+		s += " if " + safetext.Escape(ex.Condition)
+	}
+	if len(ex.Read) > 0 {
+		b, _ := json.Marshal(ex.Read)
+		s += " read " + safetext.Escape(string(b))
+	}
+	if ex.Error != "" {
+		s += "; condition failed, so approval: " + safetext.Escape(ex.Error)
+	}
+	return s
+}
+
+func runPolicyTest(ctx context.Context, c *cmdCtx, f *policyTestFlags) (int, error) {
+	if err := noArgs(c); err != nil {
+		return 0, err
+	}
+	if f.kind == "" {
+		return 0, usagef("--kind is required")
+	}
+	facts := approvals.Facts{Kind: f.kind, Target: f.target, Agent: f.agent}
+	if f.context != "" {
+		ctxv, err := ledger.ParseContext([]byte(f.context))
+		if err != nil {
+			return 0, err
+		}
+		facts.Context = ctxv
+	}
+	if f.at != "" {
+		t, err := time.Parse(time.RFC3339, f.at)
+		if err != nil {
+			return 0, fmt.Errorf("%w: --at: %v (use RFC 3339, 2026-12-04T20:30:00+01:00)", ledger.ErrInvalidInput, err)
+		}
+		facts.Now = t
+	}
+	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
+		r, ex, err := s.PolicyTest(ctx, facts)
+		j := ruleJSON(r)
+		j["explain"], j["exit_code"] = ex, ExitOK
+		return ok(j, func(w io.Writer) {
+			fmt.Fprintf(w, "%s%s", r.Mode, ttlText(r))
+			if ex.RuleID != 0 || ex.Error != "" {
+				fmt.Fprintf(w, " by %s", explainText(&ex))
+			} else {
+				fmt.Fprint(w, " (no rule matches)")
+			}
+			fmt.Fprintln(w)
+		}), err
+	})
 }
 
 func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
@@ -624,7 +716,7 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 				case !r.InForce:
 					standing = "NOT IN FORCE: " + r.Why
 				}
-				fmt.Fprintf(w, "%-30s %s%s  %s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r.Rule), safetext.Escape(standing))
+				fmt.Fprintf(w, "%-30s %s%s%s  %s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r.Rule), condText(r.Rule), safetext.Escape(standing))
 			}
 			fmt.Fprintf(w, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
 		}), err

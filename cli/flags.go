@@ -75,6 +75,7 @@ type demoFlags struct {
 type guardFlags struct {
 	payloadArgs
 	lease, wait time.Duration
+	context     string
 }
 
 type reportFlags struct {
@@ -109,6 +110,12 @@ type policySetFlags struct {
 	mode      string
 	ttl       time.Duration
 	approvers int
+	condition string
+	priority  int
+}
+
+type policyTestFlags struct {
+	kind, target, agent, context, at string
 }
 
 type epochFlags struct {
@@ -133,6 +140,7 @@ func bindGuard(fs *flag.FlagSet, f *guardFlags) {
 	f.payloadArgs.bind(fs)
 	fs.DurationVar(&f.lease, "lease", ledger.DefaultLease, "how long the permit holder has to report")
 	fs.DurationVar(&f.wait, "wait", 0, "poll until the answer is no longer 75 (retry later) or this long passes")
+	fs.StringVar(&f.context, "context", "", `what policy may read beside the payload, one JSON object ({"amount": 40.5, "flags": ["vip"]}); bound to the key`)
 }
 
 func bindReport(fs *flag.FlagSet, f *reportFlags) {
@@ -167,7 +175,17 @@ func bindPolicySet(fs *flag.FlagSet, f *policySetFlags) {
 	fs.StringVar(&f.mode, "mode", "", "auto, approval or deny")
 	fs.DurationVar(&f.ttl, "ttl", approvals.DefaultTTL, "approval deadline for mode approval")
 	fs.IntVar(&f.approvers, "approvers", 1, fmt.Sprintf("how many distinct operators must approve (1 to %d; mode approval)", approvals.MaxApprovers))
+	fs.StringVar(&f.condition, "if", "", `a CEL condition the action must meet (context.amount > 5000); the pattern and condition are the rule's identity`)
+	fs.IntVar(&f.priority, "priority", 0, fmt.Sprintf("evaluation order before specificity, higher first (%d to %d)", -approvals.MaxPriority, approvals.MaxPriority))
 	f.operatorArgs.bind(fs)
+}
+
+func bindPolicyTest(fs *flag.FlagSet, f *policyTestFlags) {
+	fs.StringVar(&f.kind, "kind", "", "the action's kind")
+	fs.StringVar(&f.target, "target", "", "the action's target")
+	fs.StringVar(&f.agent, "agent", "", "the agent asking")
+	fs.StringVar(&f.context, "context", "", "the action's context, one JSON object")
+	fs.StringVar(&f.at, "at", "", "evaluate at this time (RFC 3339) instead of now")
 }
 
 func bindEpoch(fs *flag.FlagSet, f *epochFlags) {

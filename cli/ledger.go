@@ -29,6 +29,7 @@ type Ledger interface {
 	Reconcile(ctx context.Context, key string, result ledger.Result, operator, note string) (ledger.Reconciliation, error)
 	SetPolicy(ctx context.Context, r approvals.Rule, operator string) (approvals.Rule, error)
 	PolicyStandings(ctx context.Context) ([]ledger.PolicyRule, error)
+	PolicyTest(ctx context.Context, f approvals.Facts) (approvals.Rule, approvals.Explain, error)
 	ActivateEpoch(ctx context.Context, epoch, operator string) (ledger.EpochInfo, error)
 	Epoch(ctx context.Context) (ledger.EpochInfo, error)
 	Operators(ctx context.Context) (ledger.OperatorSet, error)

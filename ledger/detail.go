@@ -3,7 +3,10 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // keyRows is everything stored about one key: the intent, its derived
@@ -211,9 +214,16 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 	if r, t := k.one("payloads"); r != nil {
 		d.Retained, d.Redacted = true, r.num(t, "redacted") == 1
 		d.Recorded, d.Agent, d.Kind = fromMS(r.num(t, "recorded_ms")), r.str(t, "agent"), r.str(t, "kind")
+		if c := r.str(t, "context"); c != "" {
+			d.Context = json.RawMessage(c)
+		}
 	}
 	if r, t := k.one("policy_evals"); r != nil {
 		d.Policy, d.PolicyPat = r.str(t, "mode"), r.str(t, "pattern")
+		if ex := r.str(t, "explain"); ex != "" {
+			d.Rule = &approvals.Explain{}
+			_ = json.Unmarshal([]byte(ex), d.Rule) // tollgate's own JSON; verify proves the row
+		}
 		if d.Policy == "approval" {
 			d.Approvers = int(r.num(t, "approvers"))
 		}

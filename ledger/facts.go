@@ -27,22 +27,37 @@ type factTable struct {
 	keyCol string
 	// events are the event types that may commit a row of this table.
 	events []string
-	// optional counts trailing columns added after the table's rows were
-	// first proven (each with default 1): the row hash covers such a
-	// column only where its value differs from 1, so older rows stay
-	// proven by their events and any change to the column is still seen.
-	optional int
+	// optional are the trailing columns added after the table's rows
+	// were first proven, each with its default: the row hash covers such a
+	// column only where its value differs from the default, so older rows
+	// stay proven by their events and any change to the column is still
+	// seen. Columns added from schema 8 on are hashed with their name, so
+	// that two of them of one type cannot stand in for each other.
+	optional []optCol
 	// since is the schema version that created the table (0: before 5);
 	// the schema 5 migration seals only the tables it knows.
 	since int
 }
 
+// optCol is a column added to a fact table after its first rows.
+type optCol struct {
+	name   string
+	def    any
+	tagged bool
+}
+
+// approversCol is schema 6's quorum column (hashed without its name).
+var approversCol = optCol{name: "approvers", def: int64(1)}
+
 // The fact tables, in the order verify reports them.
 var factTables = []factTable{
-	{name: "payloads", id: "action_key", cols: "action_key, payload_sha256, canonical, redacted, kind, kind_sha256, target_sha256, body_sha256, agent, recorded_ms", keyCol: "action_key", events: []string{evRecorded}},
+	{name: "payloads", id: "action_key", cols: "action_key, payload_sha256, canonical, redacted, kind, kind_sha256, target_sha256, body_sha256, agent, recorded_ms, context_sha256, context", keyCol: "action_key", events: []string{evRecorded},
+		optional: []optCol{{"context_sha256", "", true}, {"context", "", true}}},
 	{name: "conflicts", id: "id", intID: true, cols: "id, action_key, stored_sha256, attempted_sha256, attempted, redacted, differs, agent, at_ms", keyCol: "action_key", events: []string{evConflict}},
-	{name: "policy_rules", id: "id", intID: true, cols: "id, pattern, mode, ttl_ms, operator, set_ms, approvers", events: []string{evPolicySet}, optional: 1, since: 0},
-	{name: "policy_evals", id: "action_key", cols: "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers", keyCol: "action_key", events: []string{evPolicyEvaluated}, optional: 1},
+	{name: "policy_rules", id: "id", intID: true, cols: "id, pattern, mode, ttl_ms, operator, set_ms, approvers, condition, priority", events: []string{evPolicySet},
+		optional: []optCol{approversCol, {"condition", "", true}, {"priority", int64(0), true}}, since: 0},
+	{name: "policy_evals", id: "action_key", cols: "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers, explain", keyCol: "action_key", events: []string{evPolicyEvaluated},
+		optional: []optCol{approversCol, {"explain", "", true}}},
 	{name: "approval_requests", id: "action_key", cols: "action_key, agent, requested_ms, expires_ms", keyCol: "action_key", events: []string{evApprovalRequested}},
 	{name: "decisions", id: "action_key", cols: "action_key, decision, operator, reason, at_ms", keyCol: "action_key", events: []string{string(DecisionApproved), string(DecisionRejected)}},
 	{name: "permits", id: "action_key", cols: "action_key, permit_id, agent, issued_ms, lease_ms", keyCol: "action_key", events: []string{evPermitIssued}},
@@ -111,7 +126,7 @@ type factRef struct {
 // rowHash is the SHA-256 over a fact row's table name and column values,
 // each written with a type tag and its length so that no two different
 // rows encode alike.
-func rowHash(table string, vals []any, optional int) string {
+func rowHash(table string, vals []any, optional []optCol) string {
 	b := make([]byte, 0, 256)
 	put := func(tag byte, s string) {
 		b = append(b, tag)
@@ -121,8 +136,13 @@ func rowHash(table string, vals []any, optional int) string {
 	}
 	put('t', table)
 	for i, v := range vals {
-		if i >= len(vals)-optional && v == int64(1) {
-			continue
+		if j := i - (len(vals) - len(optional)); j >= 0 {
+			if v == optional[j].def {
+				continue
+			}
+			if optional[j].tagged {
+				put('c', optional[j].name)
+			}
 		}
 		switch x := v.(type) {
 		case nil:
@@ -229,9 +249,9 @@ func sealFacts(ctx context.Context, tx *Tx, now int64) error {
 			t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT)) ORDER BY t." + t.id
 		rows, err := queryRows(ctx, tx, q, nil, func(r *sql.Rows, v *[]any) error {
 			var err error
-			*v, err = scanFact(r, t.ncols()-t.optional)
-			for range t.optional {
-				*v = append(*v, int64(1))
+			*v, err = scanFact(r, t.ncols()-len(t.optional))
+			for _, o := range t.optional {
+				*v = append(*v, o.def)
 			}
 			return err
 		})

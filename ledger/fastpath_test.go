@@ -77,10 +77,10 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 	for _, lapse := range []time.Duration{0, 2 * time.Hour} { // then pending is expired, executing uncertain
 		clk.Add(lapse)
 		for _, k := range keys {
-			if _, ok := s.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest()); !ok {
+			if _, ok := s.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest(), ""); !ok {
 				t.Fatalf("%s: fast path missed an identical retry", k.name)
 			}
-			if _, ok := one.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest()); !ok {
+			if _, ok := one.fastLookup(ctx, k.name, k.p.Kind, k.p.Digest(), ""); !ok {
 				t.Fatalf("%s: one-shot fast path missed an identical retry", k.name)
 			}
 			a, errA := s.Record(ctx, k.name, k.p, RecordOptions{})
@@ -105,10 +105,10 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 		}
 	}
 	// A different payload is never answered by the fast path.
-	if _, ok := s.fastLookup(ctx, "succeeded", "auto", Payload{"auto", "t-succeeded", "other"}.Digest()); ok {
+	if _, ok := s.fastLookup(ctx, "succeeded", "auto", Payload{"auto", "t-succeeded", "other"}.Digest(), ""); ok {
 		t.Fatal("fast path answered a conflicting payload")
 	}
-	if _, ok := s.fastLookup(ctx, "missing", keys[0].p.Kind, keys[0].p.Digest()); ok {
+	if _, ok := s.fastLookup(ctx, "missing", keys[0].p.Kind, keys[0].p.Digest(), ""); ok {
 		t.Fatal("fast path answered an unknown key")
 	}
 }
@@ -139,16 +139,20 @@ func TestRetryLookupUsesCoveringIndex(t *testing.T) {
 }
 
 func TestUnpackAnswer(t *testing.T) {
-	h := strings.Repeat("ab", 32)
+	h, c := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
 	tests := []struct {
 		in   string
 		ok   bool
 		want indexRow
 	}{
-		{h + "pending 1700 0agent", true, indexRow{SHA256: h, Stage: "pending", Deadline: 1700, Agent: "agent"}},
-		{h + "executing 0 3", true, indexRow{SHA256: h, Stage: "executing", Retained: true, Redacted: true}},
-		{h + "recorded 0 1 a b 9 \n", true, indexRow{SHA256: h, Stage: "recorded", Retained: true, Agent: " a b 9 \n"}},
-		{h + "recorded 0 2x", true, indexRow{SHA256: h, Stage: "recorded", Redacted: true, Agent: "x"}},
+		{h + "pending 1700 0 agent", true, indexRow{SHA256: h, Stage: "pending", Deadline: 1700, Agent: "agent"}},
+		{h + "executing 0 3 ", true, indexRow{SHA256: h, Stage: "executing", Retained: true, Redacted: true}},
+		{h + "recorded 0 1  a b 9 \n", true, indexRow{SHA256: h, Stage: "recorded", Retained: true, Agent: " a b 9 \n"}},
+		{h + "recorded 0 2 x", true, indexRow{SHA256: h, Stage: "recorded", Redacted: true, Agent: "x"}},
+		{h + "pending 5 1" + c + " bot", true, indexRow{SHA256: h, Stage: "pending", Deadline: 5, Retained: true, Context: c, Agent: "bot"}},
+		{h + "pending 5 1" + c + "bot", false, indexRow{}},
+		{h + "pending 5 1" + c[:10] + " bot", false, indexRow{}},
+		{h + "recorded 0 2x", false, indexRow{}},
 		{h[:63], false, indexRow{}},
 		{h + "recorded", false, indexRow{}},
 		{h + "recorded 12", false, indexRow{}},

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,6 +40,11 @@ type GuardOptions struct {
 	Redact bool
 	// Lease is the permit's lease; zero means DefaultLease.
 	Lease time.Duration
+	// Context is what policy may read about the action beside its
+	// payload; it is bound to the key like the payload.
+	Context Context
+	// target is the payload's target, for a condition to read.
+	target string
 }
 
 // Answer is the result of Guard: the key's state and what to do next.
@@ -62,8 +68,11 @@ type Answer struct {
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
 	ExpiresAt  time.Time `json:"approval_expires_at,omitzero"`
 	// Approvers is the quorum the request needs, on the call that made it.
-	Approvers int    `json:"approvers,omitempty"`
-	Reason    string `json:"reason,omitempty"`
+	Approvers int `json:"approvers,omitempty"`
+	// Rule explains the policy decision, on the call that made it: the
+	// rule (its id is its version), its condition and what it read.
+	Rule   *approvals.Explain `json:"rule,omitempty"`
+	Reason string             `json:"reason,omitempty"`
 }
 
 // Guard is the agent's one call before acting. It records the intent if
@@ -84,7 +93,8 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// reconciled keys need their reason, and recorded and approved keys a
 	// write, so they take the full path, which reads the facts.
 	digest := p.Digest()
-	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
+	opt.target = p.Target
+	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
 		switch ix.Stage {
 		case StatePending:
 			// A pending key is answered from the index only while its
@@ -101,7 +111,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	}
 	g := s.grantInputs()
 	r, err := write(ctx, s, func(tx *Tx) (refused[Answer], error) {
-		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact}, tx.now)
+		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context}, tx.now)
 		switch {
 		case err != nil:
 			return refused[Answer]{}, err
@@ -164,11 +174,14 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 			}
 			return issuePermit(ctx, tx, a, opt, now)
 		}
-		rule, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, t, now)
+		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, t, now)
 		if err != nil {
 			return a, nil, err
 		}
 		a.Policy, a.Replayed = rule.Mode, false
+		if ex.RuleID != 0 || ex.Error != "" {
+			a.Rule = &ex
+		}
 		switch rule.Mode {
 		case approvals.Deny:
 			a.State, a.Verdict, a.Reason = StateDenied, Denied, "denied by policy "+rule.Pattern
@@ -268,43 +281,49 @@ func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now in
 // answer, since among equal patterns the later wins; evaluation reads them
 // all, so that on a signed ledger an unproven latest rule leaves the
 // proven one before it in force.
-const rulesSQL = "SELECT id, pattern, mode, ttl_ms, approvers FROM policy_rules"
+const rulesSQL = "SELECT id, pattern, mode, ttl_ms, approvers, condition, priority FROM policy_rules"
 
 func scanRule(rows *sql.Rows, r *approvals.Rule) error {
 	var ttl int64
-	err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl, &r.Approvers)
+	err := rows.Scan(&r.ID, &r.Pattern, &r.Mode, &ttl, &r.Approvers, &r.Condition, &r.Priority)
 	r.TTL = time.Duration(ttl) * time.Millisecond
 	return err
 }
 
 func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
-	return queryRows(ctx, tx, rulesSQL+" WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern) ORDER BY id", nil, scanRule)
+	return queryRows(ctx, tx, rulesSQL+" WHERE id IN (SELECT max(id) FROM policy_rules GROUP BY pattern, condition) ORDER BY id", nil, scanRule)
 }
 
 // evaluatePolicy applies the rules once per key and stores the result. On
 // a signed ledger only rules whose signatures verify are applied: a rule
 // inserted by hand is not policy.
-func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, t *trust, now int64) (approvals.Rule, error) {
-	rules, err := queryRows(ctx, tx, rulesSQL+" ORDER BY id", nil, scanRule)
+func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, t *trust, now int64) (approvals.Rule, approvals.Explain, error) {
+	rules, err := allRules(ctx, tx)
 	if err != nil {
-		return approvals.Rule{}, err
+		return approvals.Rule{}, approvals.Explain{}, err
 	}
-	r := approvals.Match(rules, kind)
+	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: opt.Agent, Context: opt.Context, Now: fromMS(now)}
+	r, ex := approvals.Decide(newestRules(rules), f)
 	if t.required() {
-		if r, err = t.matchProven(ctx, tx, rules, kind); err != nil {
-			return r, err
+		if r, ex, err = t.decideProven(ctx, tx, rules, f); err != nil {
+			return r, ex, err
 		}
 	}
 	var ruleID any
 	if r.ID != 0 {
 		ruleID = r.ID
 	}
-	ref, err := insertFact(ctx, tx, "policy_evals", "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers",
-		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now, r.Approvers)
-	if err != nil {
-		return r, err
+	explain := ""
+	if ex.RuleID != 0 || ex.Error != "" {
+		b, _ := json.Marshal(ex)
+		explain = string(b)
 	}
-	return r, appendEvent(ctx, tx, key, evPolicyEvaluated, opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
+	ref, err := insertFact(ctx, tx, "policy_evals", "action_key, mode, ttl_ms, rule_id, pattern, at_ms, approvers, explain",
+		key, string(r.Mode), r.TTL.Milliseconds(), ruleID, r.Pattern, now, r.Approvers, explain)
+	if err != nil {
+		return r, ex, err
+	}
+	return r, ex, appendEvent(ctx, tx, key, evPolicyEvaluated, opt.Agent, map[string]any{"mode": r.Mode, "pattern": r.Pattern, "ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
 }
 
 // SetPolicy adds a rule for a kind pattern; a later rule for the same
@@ -322,11 +341,13 @@ func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string
 		r.TTL = approvals.DefaultTTL
 	}
 	r.Approvers = max(r.Approvers, 1)
-	_, err := s.signedWrite(ctx, operator, statement{Fact: "policy_rules", Request: r.Pattern, Act: policyAct(string(r.Mode), r.TTL.Milliseconds(), int64(r.Approvers))},
+	draft := statement{Fact: "policy_rules", Request: r.Pattern, condition: r.Condition,
+		Act: policyAct(string(r.Mode), r.TTL.Milliseconds(), int64(r.Approvers), r.Condition, r.Priority)}
+	_, err := s.signedWrite(ctx, operator, draft,
 		func(tx *Tx, op string) (*factRef, error) {
 			now := tx.now
-			ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers",
-				r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers)
+			ref, err := insertFact(ctx, tx, "policy_rules", "pattern, mode, ttl_ms, operator, set_ms, approvers, condition, priority",
+				r.Pattern, string(r.Mode), r.TTL.Milliseconds(), op, now, r.Approvers, r.Condition, r.Priority)
 			if err != nil {
 				return nil, err
 			}
@@ -344,24 +365,20 @@ type PolicyRule struct {
 	RuleStanding
 }
 
-// PolicyStandings returns the newest rule of each pattern, oldest first,
+// PolicyStandings returns the newest rule of each pattern and condition,
+// in the order guard evaluates them,
 // each judged exactly as guard judges it (committed, linked, signed over
 // its place by a registered key the anchor lists, or set before the
 // ledger was signed): what is listed is what applies.
 func (s *Store) PolicyStandings(ctx context.Context) ([]PolicyRule, error) {
 	var out []PolicyRule
 	err := s.read(ctx, func(tx *Tx) error {
-		rules, err := currentRules(ctx, tx)
+		rules, t, err := s.rulesAndTrust(ctx, tx, currentRules)
 		if err != nil {
 			return err
 		}
-		reg, err := loadRegistry(ctx, tx)
-		if err != nil {
-			return err
-		}
-		t := &trust{ledger: reg.ledger, reg: reg, anchor: s.anchor}
 		out = make([]PolicyRule, 0, len(rules))
-		for _, r := range rules {
+		for _, r := range approvals.Ordered(rules) {
 			st, err := t.ruleStanding(ctx, tx, r.ID)
 			if err != nil {
 				return err
@@ -371,6 +388,51 @@ func (s *Store) PolicyStandings(ctx context.Context) ([]PolicyRule, error) {
 		return nil
 	})
 	return out, err
+}
+
+// rulesAndTrust reads rules (with read) and what judges them, for the
+// commands that show policy without writing.
+func (s *Store) rulesAndTrust(ctx context.Context, tx *Tx, read func(context.Context, *Tx) ([]approvals.Rule, error)) ([]approvals.Rule, *trust, error) {
+	rules, err := read(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, err := loadRegistry(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rules, &trust{ledger: reg.ledger, reg: reg, anchor: s.anchor}, nil
+}
+
+// allRules reads every rule, oldest first.
+func allRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
+	return queryRows(ctx, tx, rulesSQL+" ORDER BY id", nil, scanRule)
+}
+
+// PolicyTest answers what the rules in force would decide for an action
+// (kind, target, agent, context) at a time (zero: now), and why, the way
+// guard decides at a key's first sight, without writing anything: a rule
+// that would decide and does not prove itself is the same integrity
+// refusal guard would give.
+func (s *Store) PolicyTest(ctx context.Context, f approvals.Facts) (approvals.Rule, approvals.Explain, error) {
+	if f.Now.IsZero() {
+		f.Now = s.now()
+	}
+	var r approvals.Rule
+	var ex approvals.Explain
+	err := s.read(ctx, func(tx *Tx) error {
+		rules, t, err := s.rulesAndTrust(ctx, tx, allRules)
+		if err != nil {
+			return err
+		}
+		if !t.required() {
+			r, ex = approvals.Decide(newestRules(rules), f)
+			return nil
+		}
+		r, ex, err = t.decideProven(ctx, tx, rules, f)
+		return err
+	})
+	return r, ex, err
 }
 
 // Policies returns the newest rule of each pattern, oldest first, as

@@ -83,6 +83,16 @@ func CheckPolicyInput(r approvals.Rule, operator string) error {
 	if r.Approvers > 1 && r.Mode != approvals.Approval {
 		return fmt.Errorf("%w: --approvers applies to --mode approval only", ErrInvalidInput)
 	}
+	if r.Priority < -approvals.MaxPriority || r.Priority > approvals.MaxPriority {
+		return fmt.Errorf("%w: --priority is between %d and %d (got %d)", ErrInvalidInput, -approvals.MaxPriority, approvals.MaxPriority, r.Priority)
+	}
+	if r.Condition != "" {
+		// Compiled and type-checked now, so that a rule that cannot be
+		// evaluated is never stored; the error names its position.
+		if _, err := approvals.CompileCondition(r.Condition); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalidInput, err)
+		}
+	}
 	return checkOperator(operator)
 }
 

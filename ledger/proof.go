@@ -150,53 +150,56 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 	return nil
 }
 
-// matchProven is the rule a signed ledger applies: among the newest rule
-// of each pattern, the best match, which must be in force. A pattern
-// whose newest rule was set before the ledger was signed has no rule in
-// force (its kinds fall to the next match or the default, approval). Any
-// other newest rule that does not prove itself (unsigned, signed by a
+// decideProven is the rule a signed ledger applies: among the newest rule
+// of each pattern and condition, the first that matches in order, which
+// must be in force. A rule set before the ledger was signed is not in
+// force (the next match or the default, approval, applies). Any other
+// rule that would decide and does not prove itself (unsigned, signed by a
 // removed or unlisted key, copied from another place, not committed by a
-// linked event) fails closed: guard never falls back to an older rule
-// for the pattern, which is what deleting or spoiling the newest would
-// otherwise buy. Only the rules that would match are checked, so a guard
-// pays for one signature check, not one per rule.
-func (t *trust) matchProven(ctx context.Context, tx *Tx, rules []approvals.Rule, kind string) (approvals.Rule, error) {
+// linked event) fails closed: guard never falls back to the rule after
+// it, which is what deleting or spoiling a rule would otherwise buy.
+// Only the rules that would decide are checked, so a guard pays for one
+// signature check, not one per rule.
+func (t *trust) decideProven(ctx context.Context, tx *Tx, rules []approvals.Rule, f approvals.Facts) (approvals.Rule, approvals.Explain, error) {
 	if err := committedRowsPresent(ctx, tx, "policy_rules", "policy rule"); err != nil {
-		return approvals.Rule{}, err
+		return approvals.Rule{}, approvals.Explain{}, err
 	}
 	newest := newestRules(rules)
 	for {
-		r := approvals.Match(newest, kind)
-		if r.ID == 0 {
-			return r, nil
+		r, ex := approvals.Decide(newest, f)
+		if ex.RuleID == 0 {
+			return r, ex, nil
 		}
-		st, err := t.ruleStanding(ctx, tx, r.ID)
+		st, err := t.ruleStanding(ctx, tx, ex.RuleID)
 		if err != nil {
-			return r, err
+			return r, ex, err
 		}
 		switch {
 		case st.InForce:
-			return r, nil
+			return r, ex, nil
 		case !st.Invalid:
-			newest = slices.DeleteFunc(newest, func(x approvals.Rule) bool { return x.ID == r.ID })
+			newest = slices.DeleteFunc(newest, func(x approvals.Rule) bool { return x.ID == ex.RuleID })
 		default:
-			return r, integrityError("the newest rule for pattern %q (rule %d) is not in force: %s", r.Pattern, r.ID, st.Why)
+			return r, ex, integrityError("rule %d (pattern %q) would decide and is not in force: %s", ex.RuleID, ex.Pattern, st.Why)
 		}
 	}
+}
+
+// newestRules keeps the newest rule of each pattern and condition (a
+// rule's identity), in id order.
+func newestRules(rules []approvals.Rule) []approvals.Rule {
+	type id struct{ pattern, condition string }
+	last := map[id]int64{}
+	for _, r := range rules {
+		k := id{r.Pattern, r.Condition}
+		last[k] = max(last[k], r.ID)
+	}
+	return slices.DeleteFunc(slices.Clone(rules), func(r approvals.Rule) bool { return last[id{r.Pattern, r.Condition}] != r.ID })
 }
 
 // prefixed qualifies each of a comma-separated list of columns.
 func prefixed(alias, cols string) string {
 	return alias + strings.ReplaceAll(cols, ", ", ", "+alias)
-}
-
-// newestRules keeps the newest rule of each pattern, in id order.
-func newestRules(rules []approvals.Rule) []approvals.Rule {
-	last := map[string]int64{}
-	for _, r := range rules {
-		last[r.Pattern] = max(last[r.Pattern], r.ID)
-	}
-	return slices.DeleteFunc(slices.Clone(rules), func(r approvals.Rule) bool { return last[r.Pattern] != r.ID })
 }
 
 // RuleStanding says whether a rule is in force, as guard judges it, and

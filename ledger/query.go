@@ -3,11 +3,13 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
@@ -300,9 +302,14 @@ type Detail struct {
 	Recorded  time.Time `json:"recorded_at,omitzero"`
 	Policy    string    `json:"policy,omitempty"`
 	PolicyPat string    `json:"policy_pattern,omitempty"`
-	Requested time.Time `json:"approval_requested_at,omitzero"`
-	Expires   time.Time `json:"approval_expires_at,omitzero"`
-	Decision  *Decision `json:"decision,omitempty"`
+	// Rule explains the policy decision: the rule and its version (id),
+	// its condition, and the values it read.
+	Rule *approvals.Explain `json:"rule,omitempty"`
+	// Context is the context the key was guarded with (canonical JSON).
+	Context   json.RawMessage `json:"context,omitempty"`
+	Requested time.Time       `json:"approval_requested_at,omitzero"`
+	Expires   time.Time       `json:"approval_expires_at,omitzero"`
+	Decision  *Decision       `json:"decision,omitempty"`
 	// Votes are each operator's decision with its proof; Approvers is the
 	// quorum the request needs.
 	Votes      []Vote          `json:"votes"`

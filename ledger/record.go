@@ -16,6 +16,8 @@ type RecordOptions struct {
 	Agent string
 	// Redact keeps only the digests: the payload text is not retained.
 	Redact bool
+	// Context is stored with the intent and bound to its key (Guard's).
+	Context Context
 }
 
 // Intent is the stored intent of one key.
@@ -61,7 +63,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 		return Intent{}, err
 	}
 	digest := p.Digest()
-	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest); ok {
+	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
 		return ix.intent(k, toMS(s.now())), nil
 	}
 	r, err := write(ctx, s, func(tx *Tx) (refused[Intent], error) {
@@ -88,8 +90,9 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) (Intent, *ConflictError, *FencedError, error) {
 	key := k.String()
 	out := Intent{Key: k, SHA256: digest}
-	var stored string
-	err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&stored)
+	var stored, storedCtx, storedCtxText string
+	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, coalesce(pl.context_sha256, ''), coalesce(pl.context, '') FROM intents i
+		LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&stored, &storedCtx, &storedCtxText)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if fe, err := checkFence(ctx, tx, k, digest, opt.Agent, now); fe != nil || err != nil {
@@ -110,7 +113,7 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 		return out, nil, nil, err
 	}
 	out = f.intent(k, stored, now)
-	if stored == digest {
+	if stored == digest && storedCtx == opt.Context.Digest() {
 		// The payload matches the stored digest, so its kind is the
 		// intent's kind, also for an intent recorded without its payload
 		// (by the seed fixture), which has none: policy then matches the
@@ -118,7 +121,11 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 		out.Kind, out.facts.Kind = p.Kind, p.Kind
 		return out, nil, nil, nil
 	}
-	ce, err := logConflict(ctx, tx, k, p, digest, stored, opt, now)
+	var ctxDiffers []string
+	if storedCtx != opt.Context.Digest() {
+		ctxDiffers = contextDiffers(storedCtxText, opt.Context)
+	}
+	ce, err := logConflict(ctx, tx, k, p, digest, stored, ctxDiffers, opt, now)
 	if ce != nil {
 		ce.State = out.State
 	}
@@ -135,9 +142,10 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 		canonical = string(p.Canonical())
 	}
 	ref, err := insertFact(ctx, tx, "payloads", `action_key, payload_sha256, canonical, redacted, kind,
-		kind_sha256, target_sha256, body_sha256, agent, recorded_ms`,
+		kind_sha256, target_sha256, body_sha256, agent, recorded_ms, context_sha256, context`,
 		key, digest, canonical, boolInt(opt.Redact), p.Kind,
-		sha256Hex([]byte(p.Kind)), sha256Hex([]byte(p.Target)), sha256Hex([]byte(p.Body)), opt.Agent, now)
+		sha256Hex([]byte(p.Kind)), sha256Hex([]byte(p.Target)), sha256Hex([]byte(p.Body)), opt.Agent, now,
+		opt.Context.Digest(), string(opt.Context.Canonical()))
 	if err != nil {
 		return err
 	}
@@ -149,7 +157,7 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 		err = refreshIndex(ctx, tx, key, &target)
 	} else {
 		_, err = tx.ExecContext(ctx, `UPDATE action_index SET logical_key = ?, epoch = ?, kind = ?, agent = ?, target = ?, updated_ms = ?,
-		retained = 1, redacted = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), key)
+		retained = 1, redacted = ?, context_sha256 = ? WHERE action_key = ?`, k.Logical, k.Epoch, p.Kind, opt.Agent, target, now, boolInt(opt.Redact), opt.Context.Digest(), key)
 	}
 	if err != nil {
 		return err
@@ -172,7 +180,7 @@ func (ix indexRow) intent(k Key, now int64) Intent {
 }
 
 // logConflict appends the attempt to the conflict log and the chain.
-func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, digest, stored string, opt RecordOptions, now int64) (*ConflictError, error) {
+func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, digest, stored string, ctxDiffers []string, opt RecordOptions, now int64) (*ConflictError, error) {
 	key := k.String()
 	var differs []string
 	var ks, ts, bs string
@@ -188,6 +196,9 @@ func logConflict(ctx context.Context, tx *Tx, k Key, p Payload, digest, stored s
 		}
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, err
+	}
+	if differs != nil || stored == digest {
+		differs = append(differs, ctxDiffers...)
 	}
 	var attempted any
 	if !opt.Redact {

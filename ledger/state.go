@@ -130,6 +130,9 @@ type indexRow struct {
 	SHA256   string
 	Retained bool
 	Redacted bool
+	// Context is the digest of the context the key was guarded with,
+	// empty for none.
+	Context string
 }
 
 // fastCols is the part of a key's index row that answers an identical
@@ -139,10 +142,11 @@ type indexRow struct {
 // calls into SQLite (type, length, text), which made a retry a third
 // slower than a bare primary-key SELECT. The fields of fixed shape come
 // first (a 64-character digest, a stage word, an integer, one digit of
-// flags) and the agent name, which may hold any character, is the
-// remainder, so nothing in it can shift a field. Kind is not read: a
+// flags, the context's digest or nothing, a space) and the agent name,
+// which may hold any character, is the remainder, so nothing in it can
+// shift a field. Kind is not read: a
 // payload with the stored digest has the stored kind.
-const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retained + 2 * redacted) || agent"
+const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retained + 2 * redacted) || context_sha256 || ' ' || agent"
 
 // fastQuery names the index so that the lookup cannot silently fall back
 // to the table if the planner prefers the key's unique index.
@@ -155,7 +159,7 @@ func fastQuery(eng engine.Engine) string {
 // snapshot) and without taking the write lock. It reports false when
 // the key is unknown, its digest differs from the payload's, or the row
 // cannot be read: the caller then takes the full, transactional path.
-func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (indexRow, bool) {
+func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest string) (indexRow, bool) {
 	r := indexRow{Key: key, Kind: kind}
 	var row *sql.Row
 	switch {
@@ -174,7 +178,7 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest string) (index
 	if row.Scan(&packed) != nil {
 		return r, false
 	}
-	return r, r.unpack(packed) && r.SHA256 == digest
+	return r, r.unpack(packed) && r.SHA256 == digest && r.Context == contextDigest
 }
 
 // epochIs reports whether epoch is the active one ("" when none was ever
@@ -213,6 +217,7 @@ const refreshIndexSQL = `CREATE FUNCTION tollgate_refresh_index(p_key text, p_ta
 LANGUAGE sql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
 UPDATE action_index x SET stage = s.stage, deadline_ms = s.deadline, updated_ms = s.updated,
     logical_key = s.logical, epoch = s.epoch, kind = s.kind, agent = s.agent, retained = s.retained, redacted = s.redacted,
+    context_sha256 = s.context_sha256,
     target = CASE WHEN s.retained = 0 OR s.redacted = 1 THEN ''
         WHEN p_target IS NOT NULL AND encode(sha256(convert_to(p_target, 'UTF8')), 'hex') = s.target_sha256 THEN p_target
         ELSE x.target END
@@ -223,7 +228,7 @@ FROM (SELECT ` + stageSQL + ` AS stage, ` + deadlineSQL + ` AS deadline,
         CASE WHEN pl.action_key IS NOT NULL AND i.action_key ~ '^hsr1:[0-9a-f-]{36}:' THEN substr(i.action_key, 6, 36) ELSE '' END AS epoch,
         coalesce(pl.kind, '') AS kind, coalesce(pl.agent, '') AS agent,
         CASE WHEN pl.action_key IS NULL THEN 0 ELSE 1 END AS retained, coalesce(pl.redacted, 0) AS redacted,
-        coalesce(pl.target_sha256, '') AS target_sha256` + factsFrom + `
+        coalesce(pl.target_sha256, '') AS target_sha256, coalesce(pl.context_sha256, '') AS context_sha256` + factsFrom + `
     LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = p_key) s
 WHERE x.action_key = p_key
 $fn$`
@@ -263,7 +268,15 @@ func (r *indexRow) unpack(v string) bool {
 	if err != nil {
 		return false
 	}
-	r.Stage, r.Deadline, r.Retained, r.Redacted, r.Agent = State(stage), d, v[0]&1 != 0, v[0]&2 != 0, v[1:]
+	r.Stage, r.Deadline, r.Retained, r.Redacted = State(stage), d, v[0]&1 != 0, v[0]&2 != 0
+	v = v[1:]
+	if !strings.HasPrefix(v, " ") {
+		if len(v) < 65 || v[64] != ' ' {
+			return false
+		}
+		r.Context, v = v[:64], v[64:]
+	}
+	r.Agent = v[1:]
 	return true
 }
 

@@ -40,6 +40,9 @@ type statement struct {
 	// or fenced call they answer).
 	Place  string
 	Signed int64
+	// condition is a rule's condition, which with its pattern is the
+	// rule's identity (its place).
+	condition string
 	// row is the fact's own row id when the statement is rebuilt from a
 	// stored row, empty for a draft (the row the next write appends): the
 	// place is what stood before it.
@@ -126,7 +129,9 @@ func statementFromRow(ctx context.Context, tx *Tx, t *factTable, vals []any) (st
 		st.Key, st.Act, st.Text = v("action_key"), v("result"), v("note")
 	case "policy_rules":
 		st.Request = v("pattern")
-		st.Act = "mode=" + v("mode") + " ttl_ms=" + v("ttl_ms") + " approvers=" + v("approvers")
+		prio, _ := strconv.Atoi(v("priority"))
+		st.condition = v("condition")
+		st.Act = policyAct(v("mode"), v("ttl_ms"), v("approvers"), v("condition"), prio)
 	case "epochs":
 		st.Act = "activate " + v("epoch")
 	case "conflict_reviews":
@@ -152,9 +157,9 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 	}
 	switch st.Fact {
 	case "policy_rules":
-		return placeStatement(ctx, tx, st, "rule", "pattern = ? AND ", st.Request)
+		return placeStatement(ctx, tx, st, "rule", "pattern = ? AND condition = ? AND ", st.Request, st.condition)
 	case "epochs":
-		return placeStatement(ctx, tx, st, "epoch", "", nil)
+		return placeStatement(ctx, tx, st, "epoch", "")
 	case "votes":
 		_, err := voteContext(ctx, tx, st)
 		return err
@@ -174,7 +179,7 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 		st.Request = "fenced_id=" + st.ref
 		return err
 	case "operators":
-		if err := placeStatement(ctx, tx, st, "operator change", "", nil); err != nil || st.Act != "remove" {
+		if err := placeStatement(ctx, tx, st, "operator change", ""); err != nil || st.Act != "remove" {
 			return err
 		}
 		// A removal drafted by name: the row will carry the registered
@@ -192,13 +197,9 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 // for a rule, the same pattern) that stands immediately before it, named
 // by id and by the SHA-256 its event commits, or "first" when none does.
 // A draft's place is the newest such row: the one it will follow.
-func placeStatement(ctx context.Context, tx *Tx, st *statement, what, where string, arg any) error {
+func placeStatement(ctx context.Context, tx *Tx, st *statement, what, where string, args ...any) error {
 	t := factTableNamed(st.Fact)
 	q := "SELECT " + t.cols + " FROM " + t.name + " WHERE " + where
-	var args []any
-	if arg != nil {
-		args = append(args, arg)
-	}
 	if st.row != "" {
 		q += t.id + " < ?"
 		args = append(args, st.row)
@@ -232,9 +233,17 @@ func voteContext(ctx context.Context, tx *Tx, st *statement) (int64, error) {
 }
 
 // policyAct is what a rule says, in its statement (as statementFromRow
-// writes it from the row).
-func policyAct(mode string, ttlMS, approvers int64) string {
-	return fmt.Sprintf("mode=%s ttl_ms=%d approvers=%d", mode, ttlMS, approvers)
+// writes it from the row). A condition and a priority are named only
+// when set, so that rules signed before they existed keep verifying.
+func policyAct(mode string, ttlMS, approvers any, condition string, priority int) string {
+	s := fmt.Sprintf("mode=%s ttl_ms=%v approvers=%v", mode, ttlMS, approvers)
+	if priority != 0 {
+		s += fmt.Sprintf(" priority=%d", priority)
+	}
+	if condition != "" {
+		s += " if=" + strconv.Quote(condition)
+	}
+	return s
 }
 
 // checkSignature verifies an SSH signature in wire form over st.

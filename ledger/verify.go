@@ -405,6 +405,7 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	type ixRow struct {
 		key, logical, epoch, kind, agent, target, stage, sha string
 		deadline, updated                                    int64
+		ctxSHA, wCtxSHA                                      string
 		retained, redacted                                   bool
 		hasIntent, hasPayload                                bool
 		wKind, wAgent, wTarget, wStage, wSHA                 string
@@ -416,7 +417,7 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	}
 	// Streamed: a million rows are judged one at a time, never held.
 	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
-		x.deadline_ms, x.updated_ms, x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
+		x.deadline_ms, x.updated_ms, x.context_sha256, coalesce(pl.context_sha256, ''), x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
 		coalesce(pl.kind, ''), coalesce(pl.agent, ''), coalesce(pl.target_sha256, ''),
 		`+stageSQL+`, coalesce(i.payload_sha256, ''), `+deadlineSQL+`, coalesce(pl.redacted, 0),
 		coalesce(pl.recorded_ms, 0), coalesce(e.at_ms, 0), coalesce(q.requested_ms, 0), coalesce(d.at_ms, 0),
@@ -438,7 +439,7 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	for rows.Next() {
 		var x ixRow
 		t := &x.times
-		if err := rows.Scan(&x.key, &x.logical, &x.epoch, &x.kind, &x.agent, &x.target, &x.stage, &x.sha, &x.deadline, &x.updated, &x.retained, &x.redacted,
+		if err := rows.Scan(&x.key, &x.logical, &x.epoch, &x.kind, &x.agent, &x.target, &x.stage, &x.sha, &x.deadline, &x.updated, &x.ctxSHA, &x.wCtxSHA, &x.retained, &x.redacted,
 			&x.hasIntent, &x.hasPayload, &x.wKind, &x.wAgent, &x.wTarget, &x.wStage, &x.wSHA, &x.wDeadline, &x.wRedacted,
 			&t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6]); err != nil {
 			return err
@@ -473,7 +474,7 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			{"stage", x.stage, x.wStage}, {"deadline_ms", x.deadline, x.wDeadline}, {"payload_sha256", x.sha, x.wSHA},
 			{"logical_key", x.logical, wLogical}, {"epoch", x.epoch, wEpoch}, {"kind", x.kind, x.wKind}, {"agent", x.agent, x.wAgent},
 			{"target", x.target, x.wTarget}, {"retained", x.retained, x.hasPayload}, {"redacted", x.redacted, x.wRedacted},
-			{"updated_ms", x.updated, slices.Max(x.times[:])},
+			{"updated_ms", x.updated, slices.Max(x.times[:])}, {"context_sha256", x.ctxSHA, x.wCtxSHA},
 		} {
 			if c.got != c.want {
 				rep.add("action_index", row, x.key, "%s %v disagrees with the facts, which say %v", c.col, c.got, c.want)

@@ -2,6 +2,16 @@
 -- migration of the same number. A signature counts once.
 CREATE UNIQUE INDEX signatures_once ON signatures(signature);
 
+-- Policy over context (SPEC 10); see the SQLite migration of the same
+-- number.
+ALTER TABLE policy_rules ADD COLUMN condition TEXT COLLATE "C" NOT NULL DEFAULT '' CHECK (length(condition) <= 2000);
+ALTER TABLE policy_rules ADD COLUMN priority BIGINT NOT NULL DEFAULT 0 CHECK (priority BETWEEN -1000 AND 1000);
+ALTER TABLE policy_evals ADD COLUMN explain TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE payloads ADD COLUMN context_sha256 TEXT COLLATE "C" NOT NULL DEFAULT ''
+    CHECK (context_sha256 = '' OR context_sha256 ~ '^[0-9a-f]{64}$');
+ALTER TABLE payloads ADD COLUMN context TEXT COLLATE "C" NOT NULL DEFAULT '' CHECK (length(context) <= 8192);
+ALTER TABLE action_index ADD COLUMN context_sha256 TEXT COLLATE "C" NOT NULL DEFAULT '';
+
 -- The chain and the projection are written only through functions. Until
 -- now both roles could UPDATE chain_head (an agent setting seq to the
 -- largest bigint stopped every later write) and action_index (an agent
