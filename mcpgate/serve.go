@@ -28,6 +28,8 @@ type GuardInput struct {
 	Agent        string `json:"agent,omitempty" jsonschema:"the calling agent's name in the evidence; default the MCP client's name"`
 	LeaseSeconds int    `json:"lease_seconds,omitempty"` // described by guardSchema, from the ledger's constants
 	Redact       bool   `json:"redact,omitempty" jsonschema:"retain only the payload's hashes, not its text"`
+	// Context is what policy may read beside the payload.
+	Context map[string]any `json:"context,omitempty" jsonschema:"what policy may read beside the payload: an object of strings, numbers, booleans and lists of strings (for example {\"amount\": 40.5, \"flags\": [\"vip\"]}); bound to the key like the payload"`
 }
 
 // ReportInput is the report tool's arguments.
@@ -137,6 +139,15 @@ func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, an
 		gopt := ledger.GuardOptions{Agent: agent, Redact: in.Redact, Lease: time.Duration(in.LeaseSeconds) * time.Second}
 		if in.LeaseSeconds == 0 {
 			gopt.Lease = ledger.DefaultLease
+		}
+		if len(in.Context) > 0 {
+			raw, _ := json.Marshal(in.Context)
+			c, err := ledger.ParseContext(raw)
+			if err != nil {
+				text, obj := refusalAdvice(err)
+				return textResult(text, true), obj, nil
+			}
+			gopt.Context = c
 		}
 		a, err := store.Guard(ctx, in.Key, ledger.Payload{Kind: in.Kind, Target: in.Target, Body: in.Body}, gopt)
 		if err != nil {

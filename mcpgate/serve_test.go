@@ -220,3 +220,32 @@ func TestCallBeforeInitializeIsInvalidRequest(t *testing.T) {
 		t.Fatalf("after initialize: %v", m)
 	}
 }
+
+// TestServeGuardPassesContext: the guard tool's context reaches policy,
+// a changed context under the same key is a conflict, and a bad one is
+// refused naming the field.
+func TestServeGuardPassesContext(t *testing.T) {
+	e := newEnv(t)
+	e.policy("refund", approvals.Approval)
+	if _, err := e.store.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Auto, Condition: "context.amount <= 50"}, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, NewServer(e.store, ServeOptions{}))
+	args := func(key string, c map[string]any) map[string]any {
+		return map[string]any{"key": key, "kind": "refund", "target": "a", "body": "b", "context": c}
+	}
+	if a := structured(t, call(t, cs, "guard", args("refund:small", map[string]any{"amount": 40}))); a["verdict"] != "permitted" {
+		t.Fatalf("a small refund with context: %v", a)
+	}
+	if a := structured(t, call(t, cs, "guard", args("refund:large", map[string]any{"amount": 400}))); a["verdict"] != "retry-later" {
+		t.Fatalf("a large refund with context: %v", a)
+	}
+	res := call(t, cs, "guard", args("refund:large", map[string]any{"amount": 4}))
+	if b, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(b), `"differs":["context.amount"]`) {
+		t.Fatalf("a changed context: %s", b)
+	}
+	res = call(t, cs, "guard", args("refund:bad", map[string]any{"Amount": 4}))
+	if b, _ := json.Marshal(res.Content); !res.IsError || !strings.Contains(string(b), "Amount") {
+		t.Fatalf("a bad context: %s", b)
+	}
+}

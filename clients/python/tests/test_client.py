@@ -185,6 +185,21 @@ class ClientTest(unittest.TestCase):
             self.client.request_permit("report:fail", kind="report.daily", target="acct-7", body="x")
         self.assertTrue(settled.exception.answer["safe_new_key"])
 
+    def test_context_decides_and_is_bound(self) -> None:
+        """A rule's condition reads the context; a changed context under
+        the same key is a conflict naming the field."""
+        self.operator("policy", "set", "refund.*", "--mode", "approval", "--operator", "root")
+        self.operator("policy", "set", "refund.*", "--mode", "auto", "--if", "context.amount <= 50", "--operator", "root")
+        with self.client.guard("refund:small", kind="refund.card", target="acct-7", body="r",
+                               context={"amount": 40.5, "flags": ["vip"]}) as permit:
+            self.assertEqual(permit.answer["rule"]["read"]["context.amount"], 40.5)
+        with self.assertRaises(ApprovalPending):
+            with self.client.guard("refund:large", kind="refund.card", target="acct-7", body="r", context={"amount": 500}):
+                self.fail("entered without approval")
+        with self.assertRaises(KeyConflict) as conflict:
+            self.client.request_permit("refund:large", kind="refund.card", target="acct-7", body="r", context={"amount": 5})
+        self.assertIn("context.amount", conflict.exception.answer["differs"])
+
     def test_report_by_hand(self) -> None:
         with self.client.guard("report:hand", kind="report.daily", target="acct-7", body="x") as permit:
             answer = permit.report("failed", ref="ext-42", latency=1.25)

@@ -107,7 +107,8 @@ class Client:
 
     def guard(self, key: str, *, kind: str, target: str, body: Body, agent: Optional[str] = None,
               lease: Union[float, _dt.timedelta, None] = None, redact: bool = False,
-              failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = ()) -> "Guard":
+              failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = (),
+              context: Optional[Dict[str, Any]] = None) -> "Guard":
         """Return a context manager that enters only with a permit.
 
         ``with client.guard(key, kind=..., target=..., body=...) as permit:``
@@ -117,13 +118,16 @@ class Client:
         ``failure_types`` reports ``failed``; any other exception reports
         ``unknown`` (the key becomes uncertain, for an operator). The
         exception is always re-raised. ``lease`` (seconds) is how long the
-        permit holder has to report.
+        permit holder has to report. ``context`` (a dict of strings,
+        numbers, booleans and lists of strings) is what policy may read
+        beside the payload; it is bound to the key like the payload.
         """
         return Guard(self, key, kind=kind, target=target, body=body, agent=agent or self.agent, lease=lease,
-                     redact=redact, failure_types=failure_types)
+                     redact=redact, failure_types=failure_types, context=context)
 
     def request_permit(self, key: str, *, kind: str, target: str, body: Body, agent: Optional[str] = None,
-                       lease: Union[float, _dt.timedelta, None] = None, redact: bool = False) -> "Permit":
+                       lease: Union[float, _dt.timedelta, None] = None, redact: bool = False,
+                       context: Optional[Dict[str, Any]] = None) -> "Permit":
         """Run ``tollgate guard`` once and return the permit, or raise what
         the answer says. Prefer ``guard``, which also reports."""
         payload = json.dumps({"kind": kind, "target": target, "body": _body_text(body)}, ensure_ascii=False)
@@ -134,6 +138,8 @@ class Client:
             args += ["--lease", _duration(lease)]
         if redact:
             args.append("--redact")
+        if context:
+            args += ["--context", json.dumps(context, ensure_ascii=False, allow_nan=False)]
         return Permit(self, self._call(["guard"], args, stdin=payload))
 
     def report(self, key: str, permit_id: str, outcome: str, *, ref: Optional[str] = None,
@@ -195,10 +201,12 @@ class Guard:
 
     def __init__(self, client: Client, key: str, *, kind: str, target: str, body: Body, agent: Optional[str],
                  lease: Union[float, _dt.timedelta, None], redact: bool,
-                 failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]]) -> None:
+                 failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]],
+                 context: Optional[Dict[str, Any]] = None) -> None:
         self._client = client
         self._key = key
-        self._request = dict(kind=kind, target=target, body=body, agent=agent, lease=lease, redact=redact)
+        self._request = dict(kind=kind, target=target, body=body, agent=agent, lease=lease, redact=redact,
+                             context=context)
         self._failure_types = failure_types if isinstance(failure_types, tuple) else (failure_types,)
         self._started = 0.0
         self.permit: Optional[Permit] = None
