@@ -27,7 +27,14 @@ func refusal(err error) (int, map[string]any) {
 		return ExitDenied, withExit(fe.Answer(), ExitDenied)
 	}
 	code := exitCode(err)
-	return code, errorObject(err, code)
+	obj := errorObject(err, code)
+	switch code {
+	case ExitTempFail:
+		obj["safe_to_repeat"] = true
+	case ExitCommitUnknown:
+		obj["committed"] = "unknown"
+	}
+	return code, obj
 }
 
 func withExit(obj map[string]any, code int) map[string]any {
@@ -56,6 +63,10 @@ func exitCode(err error) int {
 		return ExitConflict
 	case errors.Is(err, approvals.ErrExpired), errors.Is(err, approvals.ErrSelfApproval):
 		return ExitDenied
+	case errors.Is(err, ledger.ErrCommitUnknown):
+		return ExitCommitUnknown
+	case errors.Is(err, ledger.ErrUnavailable), errors.Is(err, ledger.ErrBusy):
+		return ExitTempFail
 	}
 	return ExitError
 }

@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tollgate-dev/tollgate/cli"
 )
@@ -221,5 +223,34 @@ func TestAnchorAndWitnessFromTheShell(t *testing.T) {
 	}
 	if r := run(nil, "verify"); r.code != cli.ExitError || !strings.Contains(r.stdout, "a swap") {
 		t.Fatalf("verify on the swapped ledger: %d %s", r.code, r.stdout)
+	}
+}
+
+// TestUnreachableLedgerIsATemporaryFailure: a PostgreSQL ledger that
+// cannot be reached is asked again for --retry-for, then the agent gets
+// exit 75 with "safe_to_repeat": nothing was recorded. The budget comes
+// from the flag, else $TOLLGATE_RETRY_FOR.
+func TestUnreachableLedgerIsATemporaryFailure(t *testing.T) {
+	db := "postgres://bot@127.0.0.1:1/ledger?sslmode=disable&connect_timeout=1"
+	for _, tc := range []struct {
+		env  []string
+		args []string
+	}{
+		{nil, []string{"--retry-for", "1500ms"}},
+		{[]string{"TOLLGATE_RETRY_FOR=1500ms"}, nil},
+	} {
+		start := time.Now()
+		r := runEnv(t, db, "", tc.env, append(guardArgs("k:down"), tc.args...)...)
+		took := time.Since(start)
+		want(t, r, cli.ExitTempFail)
+		if m := r.json(t); m["safe_to_repeat"] != true || !strings.Contains(fmt.Sprint(m["error"]), "nothing was recorded") {
+			t.Fatalf("the answer: %s", r.stdout)
+		}
+		if took < time.Second || took > 20*time.Second {
+			t.Fatalf("gave up after %s, want about the 1.5 s budget", took)
+		}
+	}
+	if r := runEnv(t, db, "", []string{"TOLLGATE_RETRY_FOR=soon"}, guardArgs("k:down")...); r.code != cli.ExitInvalid || !strings.Contains(r.stderr, "TOLLGATE_RETRY_FOR") {
+		t.Fatalf("a bad budget: %d %s", r.code, r.stderr)
 	}
 }

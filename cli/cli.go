@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"time"
@@ -35,7 +36,21 @@ const (
 	// ExitNotPermitted: this identity may not do that (no valid operator
 	// signature, a database role without the right).
 	ExitNotPermitted = 77
+	// ExitTempFail (sysexits' EX_TEMPFAIL, the number retry-later has):
+	// the ledger could not be reached, or stayed locked, for as long as
+	// the command retried; nothing was recorded and repeating is safe.
+	// The JSON answer says "safe_to_repeat": true.
+	ExitTempFail = 75
+	// ExitCommitUnknown (sysexits' EX_IOERR): the last attempt was lost
+	// while committing; ask `tollgate status KEY` before acting on it.
+	// Every write is idempotent, so repeating the call is also safe.
+	ExitCommitUnknown = 74
 )
+
+// DefaultRetryFor is how long a command rides out a transient fault (a
+// database restarting, a lost connection, a locked ledger) before it
+// gives up; --retry-for or $TOLLGATE_RETRY_FOR set another.
+const DefaultRetryFor = 30 * time.Second
 
 // Env is what a command may touch of the outside world.
 type Env struct {
@@ -99,12 +114,14 @@ type runFunc func(ctx context.Context, c *cmdCtx) (int, error)
 
 // cmdCtx carries one invocation's parsed state common to every command.
 type cmdCtx struct {
-	env    Env
-	fs     *flag.FlagSet
-	db     string
-	json   bool
-	pos    []string
-	stdout io.Writer
+	env  Env
+	fs   *flag.FlagSet
+	db   string
+	json bool
+	// retryFor bounds how long transient faults are retried.
+	retryFor time.Duration
+	pos      []string
+	stdout   io.Writer
 	// cleanup runs when the command ends (an ssh-agent connection).
 	cleanup []func()
 }
@@ -137,6 +154,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	global := flag.NewFlagSet("tollgate", flag.ContinueOnError)
 	global.SetOutput(io.Discard)
 	db := global.String("db", "", "ledger file (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
+	retryFor := global.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75 (default $TOLLGATE_RETRY_FOR, else 30s)")
 	help := global.Bool("help", false, "show help")
 	global.BoolVar(help, "h", false, "show help")
 	onceFlags(global)
@@ -179,6 +197,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	cdb := fs.String("db", "", "ledger file")
+	cretry := fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object")
 	run := cmd.bind(fs)
 	onceFlags(fs)
@@ -196,6 +215,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	c.pos = pos
 	c.db = *db
+	if *cretry >= 0 {
+		*retryFor = *cretry
+	}
+	if c.retryFor, err = retryBudget(*retryFor, env.Getenv("TOLLGATE_RETRY_FOR")); err != nil {
+		return fail(err)
+	}
 	if *cdb != "" {
 		c.db = *cdb
 	}
@@ -324,7 +349,43 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 	if !opt.ReadOnly {
 		opt.Witness = ledger.SystemWitnessPath
 	}
-	return c.env.Open(ctx, path, opt)
+	// A database that cannot be reached (restarting, failing over) is
+	// asked again with backoff and jitter within the retry budget;
+	// nothing was asked of it, so this is always safe.
+	opt.RetryFor = max(c.retryFor, time.Millisecond)
+	deadline := time.Now().Add(c.retryFor)
+	backoff := 100 * time.Millisecond
+	for {
+		s, err := c.env.Open(ctx, path, opt)
+		if err == nil || !errors.Is(err, ledger.ErrUnavailable) || !time.Now().Add(backoff).Before(deadline) {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(backoff/2 + time.Duration(rand.Int64N(int64(backoff/2)))):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// retryBudget is --retry-for, else $TOLLGATE_RETRY_FOR, else the
+// default; at most an hour.
+func retryBudget(flagValue time.Duration, env string) (time.Duration, error) {
+	d := flagValue
+	if d < 0 && env != "" {
+		var err error
+		if d, err = time.ParseDuration(env); err != nil || d < 0 {
+			return 0, fmt.Errorf("%w: TOLLGATE_RETRY_FOR=%q: a duration such as 30s (%v)", ledger.ErrInvalidInput, safetext.Escape(env), err)
+		}
+	}
+	if d < 0 {
+		d = DefaultRetryFor
+	}
+	if d > time.Hour {
+		return 0, fmt.Errorf("%w: --retry-for is at most 1h (got %s)", ledger.ErrInvalidInput, d)
+	}
+	return d, nil
 }
 
 // key returns the one positional key argument.

@@ -42,7 +42,9 @@ func TestAnyErrorFromTheLedger(t *testing.T) {
 	}{
 		{errors.New("driver: something no code maps"), cli.ExitError},
 		{context.DeadlineExceeded, cli.ExitError},
-		{fmt.Errorf("%w: held by another writer", ledger.ErrBusy), cli.ExitError},
+		{fmt.Errorf("%w: held by another writer", ledger.ErrBusy), cli.ExitTempFail},
+		{fmt.Errorf("%w (connection refused)", ledger.ErrUnavailable), cli.ExitTempFail},
+		{fmt.Errorf("%w (connection reset)", ledger.ErrCommitUnknown), cli.ExitCommitUnknown},
 		{fmt.Errorf("wrapped: %w", ledger.ErrNotFound), cli.ExitNotFound},
 		{fmt.Errorf("wrapped: %w", ledger.ErrNotPermitted), cli.ExitNotPermitted},
 		{fmt.Errorf("wrapped: %w", ledger.ErrInvalidInput), cli.ExitInvalid},

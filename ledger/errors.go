@@ -32,6 +32,10 @@ var (
 	// ErrReadOnly means the ledger could not be written (file or disk
 	// permissions, a read-only mount or a full disk).
 	ErrReadOnly = engine.ErrReadOnly
+	// ErrUnavailable: see engine.ErrUnavailable.
+	ErrUnavailable = engine.ErrUnavailable
+	// ErrCommitUnknown: see engine.ErrCommitUnknown.
+	ErrCommitUnknown = engine.ErrCommitUnknown
 )
 
 // ConflictError reports that a key already binds a different payload. It

@@ -8,12 +8,14 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
@@ -58,6 +60,11 @@ type Options struct {
 	// Anchor, when set, is the allowed_signers list outside the ledger:
 	// a signing key must be listed there too, for permits and signing.
 	Anchor *opkeys.Anchor
+	// RetryFor bounds how long a write is retried after a transient
+	// failure (a lost connection, a restarting server, lock contention)
+	// before it gives up with ErrUnavailable, ErrBusy or ErrCommitUnknown;
+	// zero retries until the caller's context ends.
+	RetryFor time.Duration
 	// Witness is the witness file guard consults before a grant (the CLI
 	// passes SystemWitnessPath, never a path from the environment): a
 	// head it saw that the ledger no longer holds, or another ledger at
@@ -96,6 +103,7 @@ type Store struct {
 	operator string
 	anchor   *opkeys.Anchor
 	witness  *sharedWitness
+	retryFor time.Duration
 	// grouped is Options.GroupCommit; group its queue (group.go).
 	grouped bool
 	group   group
@@ -150,6 +158,11 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	var err error
 	if postgres.IsURL(path) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			// The server could not be reached: nothing was asked of it.
+			err = fmt.Errorf("%w (%v)", ErrUnavailable, err)
+		}
 	} else {
 		eng, err = sqlite.Open(ctx, path, sqlite.Options{BusyTimeout: opt.BusyTimeout, ReadOnly: opt.ReadOnly,
 			Existing: opt.Existing, After: afterMigration(now, nil), WriterQueue: !opt.NoWriterQueue})
@@ -174,7 +187,7 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	}
 	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, engineClock: engineClock, ro: opt.ReadOnly || eng.Writer() == nil,
 		one: opt.OneShot && eng.Writer() != nil, grouped: opt.GroupCommit && !opt.OneShot, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor,
-		witness: &sharedWitness{path: opt.Witness}}
+		witness: &sharedWitness{path: opt.Witness}, retryFor: opt.RetryFor}
 	// An engine that takes ? as written (SQLite) gets no rebind call on
 	// the hot path.
 	rebind := eng.Rebind
@@ -297,7 +310,7 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		return err
 	}
 	if err := stx.Commit(); err != nil {
-		return err
+		return &commitError{err}
 	}
 	s.commits.Add(1)
 	return nil
@@ -313,8 +326,44 @@ func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
 // retryable (lock contention, serialization, a lost connection), until
 // ctx ends.
 func (s *Store) retry(ctx context.Context, once func() error) error {
-	return engine.Retry(ctx, s.eng, once)
+	rctx := ctx
+	if s.retryFor > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(ctx, s.retryFor)
+		defer cancel()
+	}
+	var last error
+	err := engine.Retry(rctx, s.eng, func() error {
+		last = once()
+		return last
+	})
+	return s.classify(err, last)
 }
+
+// classify says what a write that gave up means for its caller: lost
+// while committing (it may have been recorded: ErrCommitUnknown), or
+// lost before (nothing was: ErrUnavailable when the database could not
+// be reached, ErrBusy when other writers held the ledger). Each keeps
+// the driver's words after the rule.
+func (s *Store) classify(err, last error) error {
+	if err == nil || last == nil || !s.eng.Retryable(last) {
+		return err
+	}
+	var ce *commitError
+	switch {
+	case errors.As(last, &ce):
+		return fmt.Errorf("%w (%v)", ErrCommitUnknown, ce.err)
+	case errors.Is(s.eng.MapError(last), ErrBusy):
+		return err
+	}
+	return fmt.Errorf("%w (%v)", ErrUnavailable, last)
+}
+
+// commitError marks a failure of COMMIT itself, whose effect is unknown.
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return "commit: " + e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
 
 func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
 	stx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

@@ -182,4 +182,12 @@ var (
 	ErrReadOnly = errors.New("ledger cannot be written")
 	// ErrNotPermitted means the database refused the caller's role.
 	ErrNotPermitted = errors.New("not permitted")
+	// ErrUnavailable means the ledger could not be reached (a database
+	// restarting, a connection lost) for as long as the caller would
+	// retry, and nothing of the call was recorded: it is safe to repeat.
+	ErrUnavailable = errors.New("ledger unavailable; nothing was recorded, the call is safe to repeat")
+	// ErrCommitUnknown means the last attempt was lost while committing:
+	// it may or may not have been recorded. Every write is idempotent, so
+	// repeating it is safe, but status says which it was.
+	ErrCommitUnknown = errors.New("the ledger did not confirm the commit; ask 'tollgate status KEY' before acting on it")
 )

@@ -30,6 +30,7 @@ from tollgate_guard import (  # noqa: E402
     InvalidInput,
     KeyConflict,
     LeaseLapsed,
+    LedgerUnavailable,
     NotFound,
     NotPermitted,
     OutcomeUncertain,
@@ -199,6 +200,17 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(KeyConflict) as conflict:
             self.client.request_permit("refund:large", kind="refund.card", target="acct-7", body="r", context={"amount": 5})
         self.assertIn("context.amount", conflict.exception.answer["differs"])
+
+    def test_unreachable_ledger_is_safe_to_repeat(self) -> None:
+        """A PostgreSQL ledger nobody answers for: the binary retries for
+        retry_for, then the client raises LedgerUnavailable, not
+        ApprovalPending, though both are exit 75."""
+        down = Client(BIN, db="postgres://bot@127.0.0.1:1/ledger?sslmode=disable&connect_timeout=1", agent="py-bot",
+                      env=self.env, retry_for=0.5)
+        with self.assertRaises(LedgerUnavailable) as unavailable:
+            down.request_permit("report:down", kind="report.daily", target="acct-7", body="x")
+        self.assertTrue(unavailable.exception.answer["safe_to_repeat"])
+        self.assertNotIsInstance(unavailable.exception, ApprovalPending)
 
     def test_report_by_hand(self) -> None:
         with self.client.guard("report:hand", kind="report.daily", target="acct-7", body="x") as permit:

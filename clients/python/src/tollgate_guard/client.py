@@ -66,7 +66,8 @@ class Client:
     """
 
     def __init__(self, binary: Optional[str] = None, *, db: Optional[str] = None, agent: Optional[str] = None,
-                 timeout: float = 60.0, env: Optional[Mapping[str, str]] = None) -> None:
+                 timeout: float = 60.0, env: Optional[Mapping[str, str]] = None,
+                 retry_for: Optional[float] = None) -> None:
         path = binary or os.environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
         if not path:
             raise BinaryNotFound("no tollgate binary: pass binary=, set TOLLGATE_BIN, or put tollgate on PATH")
@@ -75,12 +76,18 @@ class Client:
         self.agent = agent
         self.timeout = timeout
         self.env = dict(env) if env is not None else None
+        # How long each call rides out a transient fault (a database
+        # restarting, a locked ledger) before LedgerUnavailable: passed to
+        # the binary, which retries with backoff; None keeps its default.
+        self.retry_for = retry_for
 
     def _run(self, command: Sequence[str], args: Sequence[str], stdin: Optional[str] = None) -> Tuple[int, Dict[str, Any]]:
         argv = [self.binary]
         if self.db:
             argv += ["--db", self.db]
         argv += list(command) + list(args) + ["--json"]
+        if self.retry_for is not None:
+            argv += ["--retry-for", "%dms" % int(self.retry_for * 1000)]
         name = " ".join(command)
         try:
             proc = subprocess.run(argv, input=stdin if stdin is not None else "", capture_output=True, text=True,

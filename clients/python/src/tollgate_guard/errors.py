@@ -121,7 +121,24 @@ class LeaseLapsed(TollgateError):
     """
 
 
-_BY_CODE = {c.code: c for c in (InvalidInput, KeyConflict, ActionDenied, OutcomeUncertain, NotFound, AlreadySettled, ApprovalPending, NotPermitted)}
+class LedgerUnavailable(TollgateError):
+    """The ledger could not be reached, or stayed locked, for as long as
+    the call retried (exit 75 with ``safe_to_repeat``). Nothing was
+    recorded: repeat the same call later."""
+
+    code = 75
+
+
+class CommitUnknown(TollgateError):
+    """The ledger did not confirm the last attempt's commit (exit 74). Ask
+    ``status`` before acting; repeating the same call is also safe, since
+    every write is idempotent."""
+
+    code = 74
+
+
+_BY_CODE = {c.code: c for c in (InvalidInput, KeyConflict, ActionDenied, OutcomeUncertain, NotFound, AlreadySettled, ApprovalPending, NotPermitted,
+                                CommitUnknown)}
 
 
 def error_for(exit_code: int, answer: Mapping[str, Any], command: str) -> TollgateError:
@@ -129,6 +146,8 @@ def error_for(exit_code: int, answer: Mapping[str, Any], command: str) -> Tollga
     cls = _BY_CODE.get(exit_code)
     if exit_code == 2:
         cls = InvalidInput
+    if exit_code == 75 and answer.get("safe_to_repeat"):
+        cls = LedgerUnavailable
     key = answer.get("key")
     what = answer.get("error") or answer.get("reason") or answer.get("state") or "refused"
     message = "tollgate %s%s: %s (exit %d)" % (command, " " + key if key else "", what, exit_code)
