@@ -202,6 +202,10 @@ func ShareWitness(h Head, by string, at time.Time) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("shared witness: %w", err)
 	}
+	// Every operator appends to it: the group (the folder's, by its
+	// setgid bit) may write, whatever this user's umask; only the file's
+	// owner can change its mode, so a failure here is not one.
+	_ = f.Chmod(0o664)
 	return true, writeWitnessLine(f, h, by, at)
 }
 
