@@ -37,6 +37,7 @@ var examples = map[string]string{
 	"export":           "tollgate export > evidence.jsonl",
 	"backup":           "tollgate backup /var/backups/tollgate/ledger-2026-06-01.db",
 	"migrate":          "tollgate --db postgres://tollgate@db-1/tollgate migrate --from ~/.local/share/tollgate/ledger.db",
+	"completion":       "source <(tollgate completion bash)",
 }
 
 // exampleLine is the "Example:" block of a command's help.
