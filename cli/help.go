@@ -32,6 +32,7 @@ var examples = map[string]string{
 	"operators remove": "tollgate operators remove bob",
 	"mcp serve":        "tollgate mcp serve --agent support-bot",
 	"mcp proxy":        "tollgate mcp proxy --agent support-bot -- npx -y @example/mailer-mcp",
+	"mcp install":      "tollgate mcp install --client claude-code --write .mcp.json --proxy -- npx -y @example/mailer-mcp",
 	"watch":            "tollgate watch --warn 15m --exec 'examples/watch-webhook/post.sh'",
 	"verify":           "tollgate --db backup.db verify",
 	"export":           "tollgate export > evidence.jsonl",
