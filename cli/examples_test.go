@@ -46,19 +46,26 @@ func exampleEnv(db string, extra ...string) []string {
 // its output (stdout and stderr together).
 func runExample(t *testing.T, db string, env []string, argv ...string) (int, string) {
 	t.Helper()
+	code, out, err := execExample(db, env, argv...)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", argv, err, out)
+	}
+	return code, out
+}
+
+// execExample is runExample for another goroutine than the test's: it
+// returns the error that runExample fails the test with.
+func execExample(db string, env []string, argv ...string) (int, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = exampleEnv(db, env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := cmd.CombinedOutput()
-	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%v: %v\n%s", argv, err, out)
+		return ee.ExitCode(), string(out), nil
 	}
-	return code, string(out)
+	return 0, string(out), err
 }
 
 // needTool finds a program an example needs: a test skips without it on
@@ -118,11 +125,12 @@ func TestExampleShellAgent(t *testing.T) {
 	type done struct {
 		code int
 		out  string
+		err  error
 	}
 	finished := make(chan done, 1)
 	go func() {
-		code, out := runExample(t, db, env, "sh", agent, "42", "4000")
-		finished <- done{code, out}
+		code, out, err := execExample(db, env, "sh", agent, "42", "4000")
+		finished <- done{code, out, err}
 	}()
 	awaitState(t, db, "refund:order-42", "pending")
 	time.Sleep(1500 * time.Millisecond) // at least one retry while pending
@@ -131,8 +139,8 @@ func TestExampleShellAgent(t *testing.T) {
 	}
 	want(t, run(t, db, "", "approve", "refund:order-42", "--operator", "alice"), cli.ExitOK)
 	d := <-finished
-	if d.code != 0 || !strings.Contains(d.out, "retrying in 1s") || !strings.Contains(d.out, "refund refund:order-42: succeeded") {
-		t.Fatalf("the approved run: exit %d\n%s", d.code, d.out)
+	if d.err != nil || d.code != 0 || !strings.Contains(d.out, "retrying in 1s") || !strings.Contains(d.out, "refund refund:order-42: succeeded") {
+		t.Fatalf("the approved run: exit %d %v\n%s", d.code, d.err, d.out)
 	}
 	if got := lines(t, refunds); len(got) != 1 || !strings.Contains(got[0], "idempotency_key=refund:order-42") {
 		t.Fatalf("refunds issued: %q", got)
