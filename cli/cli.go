@@ -162,7 +162,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if !jsonMode {
 			topUsage(env.Stderr)
 		}
-		return fail(usageError{err.Error()})
+		return fail(unknownFlag(global, err))
 	}
 	rest := global.Args()
 	if *help {
@@ -191,7 +191,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if !ok {
 		bad := name
 		name = ""
-		return fail(usagef("unknown command %q (see tollgate --help)", bad))
+		return fail(unknownCommand(bad))
 	}
 	c := &cmdCtx{env: env, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
@@ -211,7 +211,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if !jsonMode {
 			cmdUsage(env.Stderr, cmd, fs)
 		}
-		return fail(usageError{err.Error()})
+		return fail(unknownFlag(fs, err))
 	}
 	c.pos = pos
 	c.db = *db
@@ -423,7 +423,7 @@ Run 'tollgate COMMAND --help' for a command's flags.
 }
 
 func cmdUsage(w io.Writer, cmd command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: tollgate %s %s\n\n%s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
+	fmt.Fprintf(w, "Usage: tollgate %s %s\n\n%s\n\n%sFlags:\n", cmd.name, cmd.args, cmd.summary, exampleLine(cmd.name))
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)

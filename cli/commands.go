@@ -51,6 +51,7 @@ func commands() map[string]command {
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
 		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
+	cs = append(cs, setupCommands()...)
 	m := map[string]command{}
 	for _, c := range cs {
 		m[c.name] = c
