@@ -196,9 +196,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	c := &cmdCtx{env: env, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	cdb := fs.String("db", "", "ledger file")
-	cretry := fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
-	fs.BoolVar(&c.json, "json", false, "print one JSON object")
+	cdb, cretry := commonFlags(fs, &c.json)
 	run := cmd.bind(fs)
 	onceFlags(fs)
 	c.fs = fs
@@ -367,6 +365,15 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
+}
+
+// commonFlags binds the flags every command takes (--db, --retry-for,
+// --json): Main and the completion scripts read them from here.
+func commonFlags(fs *flag.FlagSet, jsonOut *bool) (db *string, retryFor *time.Duration) {
+	db = fs.String("db", "", "ledger file")
+	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
+	fs.BoolVar(jsonOut, "json", false, "print one JSON object")
+	return db, retryFor
 }
 
 // retryBudget is --retry-for, else $TOLLGATE_RETRY_FOR, else the

@@ -70,6 +70,7 @@ var keyStates = map[string]string{"approve": "pending", "reject": "pending", "re
 func globalFlags() []flagSpec {
 	return []flagSpec{
 		{name: "db", usage: "ledger file or postgres:// URL", value: true, file: true},
+		{name: "retry-for", usage: "how long to ride out a transient fault", value: true},
 		{name: "help", usage: "show help"},
 	}
 }
@@ -82,8 +83,7 @@ func commandSpecs() []cmdSpec {
 	for _, name := range commandOrder {
 		cmd := cs[name]
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
-		fs.String("db", "", "ledger file")
-		fs.Bool("json", false, "print one JSON object")
+		commonFlags(fs, new(bool))
 		cmd.bind(fs)
 		fs.Bool("help", false, "show help")
 		s := cmdSpec{name: name, summary: cmd.summary}

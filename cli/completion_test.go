@@ -125,7 +125,7 @@ func TestCompletionAnswers(t *testing.T) {
 	}
 	for line, wantReply := range map[string]string{
 		"tollgate gu":                          "guard",
-		"tollgate policy ":                     "set list",
+		"tollgate policy ":                     "set list test",
 		"tollgate mcp s":                       "serve",
 		"tollgate report k --outcome ":         "succeeded failed unknown",
 		"tollgate policy set x --m":            "--mode",
@@ -155,7 +155,7 @@ func TestCompletionAnswers(t *testing.T) {
 	os.WriteFile(fscript, []byte(run(t, db, "", "completion", "fish").stdout), 0o600)
 	for line, wantReply := range map[string]string{
 		"tollgate gu":                       "guard",
-		"tollgate policy ":                  "list set",
+		"tollgate policy ":                  "list set test",
 		"tollgate --db " + db + " approve ": "refund:le-1 refund:le-2",
 		"tollgate report k --outcome ":      "failed succeeded unknown",
 	} {

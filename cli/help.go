@@ -24,6 +24,7 @@ var examples = map[string]string{
 	"reconcile":        "tollgate reconcile refund:le-4411 --result executed --note 'provider shows re_3Nf8 paid'",
 	"policy set":       "tollgate policy set 'refund*' --mode approval --ttl 4h --approvers 2",
 	"policy list":      "tollgate policy list --json",
+	"policy test":      `tollgate policy test --kind refund.card --context '{"amount": 6000}'`,
 	"epoch activate":   "tollgate epoch activate --operator alice",
 	"epoch show":       "tollgate epoch show --json",
 	"operator init":    "tollgate operator init",
