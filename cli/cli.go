@@ -355,13 +355,14 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 	backoff := 100 * time.Millisecond
 	for {
 		s, err := c.env.Open(ctx, path, opt)
-		if err == nil || !errors.Is(err, ledger.ErrUnavailable) || !time.Now().Add(backoff).Before(deadline) {
+		left := time.Until(deadline)
+		if err == nil || !errors.Is(err, ledger.ErrUnavailable) || left <= 0 {
 			return s, err
 		}
 		select {
 		case <-ctx.Done():
 			return nil, err
-		case <-time.After(backoff/2 + time.Duration(rand.Int64N(int64(backoff/2)))):
+		case <-time.After(min(left, backoff/2+time.Duration(rand.Int64N(int64(backoff/2))))):
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
