@@ -467,7 +467,11 @@ func TestDBFlagAndEnv(t *testing.T) {
 // iteration also runs the floor beside it, so that both see the same disk
 // and the same machine: internal/commitfloor, a process that links only
 // the SQLite driver and durably inserts one seed-shaped intent into the
-// same ledger with the same settings. A guard over twice the floor fails.
+// same ledger with the same settings. A guard over 2.5 times the floor
+// fails: twice until policy conditions came, whose mandated library
+// (cel-go, with its protobuf registry) costs every process about 3 ms of
+// package initialisation before main runs (GODEBUG=inittrace=1 tollgate
+// --help), which no code of ours can defer.
 func BenchmarkGuardProcess100k(b *testing.B) {
 	src, err := benchledger.Path(100_000, 1_000)
 	if err != nil {
@@ -531,8 +535,8 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	a := med(agent)
 	b.ReportMetric(a, "agent-build-median-ms")
 	b.ReportMetric(a/f, "agent-build/floor")
-	if b.N >= 10 && g > 2*f { // a median of fewer runs says little
-		b.Errorf("a guard process takes %.1f ms, over twice the %.1f ms floor", g, f)
+	if b.N >= 10 && g > 2.5*f { // a median of fewer runs says little
+		b.Errorf("a guard process takes %.1f ms, over 2.5 times the %.1f ms floor", g, f)
 	}
 	if g > 20 {
 		b.Logf("median %.1f ms is over the 20 ms goal (floor %.1f ms)", g, f)
