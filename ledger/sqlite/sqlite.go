@@ -83,6 +83,11 @@ func Open(ctx context.Context, path string, opt Options) (*Engine, error) {
 		if err := createLedger(ctx, path, opt); err != nil {
 			return nil, err
 		}
+		// Whoever won the race to create it, the file there now is
+		// checked like any other.
+		if path, _, err = checkPath(path); err != nil {
+			return nil, err
+		}
 	}
 	e := &Engine{path: path}
 	if err := e.openPools(ctx, opt); err != nil {
