@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
@@ -120,7 +121,37 @@ func createLedger(ctx context.Context, path string, opt Options) error {
 	for _, side := range []string{"-wal", "-shm"} {
 		os.Remove(tmp + side)
 	}
-	return publish(tmp, path, func(err error) error { return fmt.Errorf("%w: create ledger: %v", engine.ErrReadOnly, err) })
+	err = publish(tmp, path, func(err error) error { return err })
+	if errors.Is(err, fs.ErrExist) {
+		// Another process made the ledger first: this one opens that
+		// (the caller checks the path again), so every process creating
+		// the ledger at once ends up on the same file.
+		awaitFilled(ctx, path, opt.BusyTimeout)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: create ledger %s: %v", engine.ErrReadOnly, path, err)
+	}
+	return nil
+}
+
+// awaitFilled waits, until wait has passed or ctx ends, while path is an
+// empty file: a process that lost the race to create the ledger to one
+// that creates it in place (the seed fixture's local_ledger.py, say)
+// would otherwise refuse the winner's file as empty in the instant
+// before its header is written. Open checks the path again afterwards.
+func awaitFilled(ctx context.Context, path string, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // newTemp creates an empty file only its owner can read, in dir.

@@ -83,6 +83,16 @@ func Open(ctx context.Context, path string, opt Options) (*Engine, error) {
 		if err := createLedger(ctx, path, opt); err != nil {
 			return nil, err
 		}
+		// Whoever won the race to create it, the file there now is
+		// checked like any other.
+		if path, _, err = checkPath(path); err != nil {
+			return nil, err
+		}
+	}
+	if !opt.ReadOnly {
+		if err := checkWritable(path); err != nil {
+			return nil, err
+		}
 	}
 	e := &Engine{path: path}
 	if err := e.openPools(ctx, opt); err != nil {
@@ -94,9 +104,8 @@ func Open(ctx context.Context, path string, opt Options) (*Engine, error) {
 
 // dsn builds the connection string. Pragmas go here because they are per
 // connection: a pool opens connections whenever it likes. immutable is
-// for a ledger on read-only media: without write access to the folder
-// SQLite cannot create the WAL index, and nobody can be writing the file
-// there anyway.
+// for a ledger nothing can write (readMode decides): SQLite then reads the
+// file alone, without the side files it would otherwise create.
 func dsn(path string, busy time.Duration, writer, immutable bool) string {
 	q := url.Values{}
 	ms := strconv.FormatInt(busy.Milliseconds(), 10)
@@ -140,7 +149,11 @@ func openWriter(path string, opt Options) (*sql.DB, error) {
 func (e *Engine) openPools(ctx context.Context, opt Options) error {
 	var err error
 	if opt.ReadOnly {
-		e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, false))
+		var immutable bool
+		if immutable, err = readMode(e.path); err != nil {
+			return err
+		}
+		e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, immutable))
 	} else {
 		e.w, err = openWriter(e.path, opt)
 	}
@@ -153,21 +166,6 @@ func (e *Engine) openPools(ctx context.Context, opt Options) error {
 	}
 	kind, version, err := identify(ctx, db)
 	err = e.MapError(err)
-	if errors.Is(err, engine.ErrReadOnly) && opt.ReadOnly {
-		// The folder is read-only, so SQLite cannot make its shared-memory
-		// file: read the file as immutable, which is right only when no
-		// write-ahead log holds rows beside it.
-		if fi, err := os.Stat(e.path + "-wal"); err == nil && fi.Size() > 0 {
-			return fmt.Errorf("%w: ledger %s has a write-ahead log (%s-wal, %d bytes) that SQLite cannot read where the folder is read-only; "+
-				"copy the folder to writable storage, or mount it writable, before reading", engine.ErrReadOnly, e.path, e.path, fi.Size())
-		}
-		e.r.Close()
-		if e.r, err = sql.Open("sqlite", dsn(e.path, opt.BusyTimeout, false, true)); err != nil {
-			return err
-		}
-		kind, version, err = identify(ctx, e.r)
-		err = e.MapError(err)
-	}
 	if err != nil {
 		return fmt.Errorf("open ledger %s: %w", e.path, err)
 	}

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package sqlite
+
+// mayWrite is true where access(2) is missing: the mode bits and SQLite's
+// own errors are then all there is to go by.
+func mayWrite(string) bool { return true }
+
+// onReadOnlyMount is false where access(2) is missing.
+func onReadOnlyMount(string) bool { return false }

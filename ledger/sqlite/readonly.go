@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+)
+
+// A WAL ledger has two side files: the write-ahead log (-wal) and its
+// shared-memory index (-shm). A connection that finds either missing
+// creates it, owned by whoever runs it, with the ledger file's mode; a
+// reader that did so beside a read-only ledger would leave files the
+// owner's later writes trip over. So how a reader opens the file, and
+// whether a writer may, is decided here from the files as they are,
+// before SQLite sees them.
+
+// sides is what the folder holds beside a ledger file.
+type sides struct {
+	file, dir fs.FileInfo
+	wal, shm  fs.FileInfo // nil when missing
+}
+
+func statSides(path string) (sides, error) {
+	var s sides
+	var err error
+	if s.file, err = os.Stat(path); err != nil {
+		return s, fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
+	}
+	if s.dir, err = os.Stat(filepath.Dir(path)); err != nil {
+		return s, fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
+	}
+	s.wal, _ = os.Stat(path + "-wal")
+	s.shm, _ = os.Stat(path + "-shm")
+	return s, nil
+}
+
+// noWriteBits is true when a file's mode lets nobody write it: the
+// owner's own way of saying read-only, which root would otherwise pass.
+func noWriteBits(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o222 == 0 }
+
+// frozen reports that nothing can write the ledger while the side files
+// are as they are: its file or its folder has no write bits, or it is on
+// a read-only mount. A file without write bits cannot be opened for
+// writing by any process bar root (and tollgate's writers refuse it);
+// in a folder without write bits no writer can make the side file it
+// lacks, and at least one is missing whenever this is asked.
+func (s sides) frozen(path string) bool {
+	return noWriteBits(s.file) || noWriteBits(s.dir) || onReadOnlyMount(path)
+}
+
+// readMode decides how a reader opens the ledger at path so that it
+// creates no file and sees every committed row:
+//
+//   - both side files exist: as SQLite's read-only connection (mode=ro),
+//     which since 3.22 reads a log and index it cannot write, and sees
+//     writers' commits as they happen;
+//   - a side file is missing, the log holds no rows and nothing can
+//     write: immutable, which reads the file alone without locks (safe
+//     only because nothing can change it);
+//   - a side file is missing and this process may write the ledger and
+//     its folder: mode=ro, letting SQLite make the missing one as any
+//     writer of the ledger would (with the file's mode; run as root,
+//     SQLite hands it to the file's owner). A live reader needs it to
+//     see other processes' commits, and it is the file a writer would
+//     make, so nothing is left that a writer could trip over;
+//   - otherwise it refuses, naming what is missing: reading the file
+//     alone could miss rows still in the log, or read a page while a
+//     writer checkpoints into it.
+func readMode(path string) (immutable bool, err error) {
+	s, err := statSides(path)
+	if err != nil {
+		return false, err
+	}
+	if s.wal != nil && s.shm != nil {
+		return false, nil
+	}
+	logRows := s.wal != nil && s.wal.Size() > 0
+	frozen := s.frozen(path)
+	switch {
+	case !logRows && frozen:
+		return true, nil
+	case !frozen && mayWrite(path) && mayWrite(filepath.Dir(path)):
+		return false, nil
+	case logRows:
+		return false, fmt.Errorf("%w: ledger %s has a write-ahead log (%s-wal, %d bytes) but no %s-shm, which SQLite needs to read the log and which a reader does not create "+
+			"where the ledger is read-only; have its owner open it once with a writing command (which folds the log into the file), or copy the folder to writable storage",
+			engine.ErrReadOnly, path, path, s.wal.Size(), path)
+	}
+	return false, fmt.Errorf("%w: ledger %s is writable by others but this user cannot make the %s-wal and %s-shm files that reading it safely needs; "+
+		"read it as its owner, or while a process of its owner has it open",
+		engine.ErrReadOnly, path, path, path)
+}
+
+// checkWritable refuses, naming the file, a ledger that a writer could
+// not write or that its owner made read-only: without this SQLite would
+// open the file read-only and fail later with a bare "unable to open
+// database file", or, run as root, write a file whose mode says nobody
+// may.
+func checkWritable(path string) error {
+	s, err := statSides(path)
+	if err != nil {
+		return err
+	}
+	refuse := func(what string, fi fs.FileInfo) error {
+		return fmt.Errorf("%w: ledger %s is read-only: %s (mode %04o); a writing command needs it writable: make it so (chmod u+w), or use a reading command",
+			engine.ErrReadOnly, path, what, fi.Mode().Perm())
+	}
+	switch {
+	case onReadOnlyMount(path):
+		return fmt.Errorf("%w: ledger %s is read-only: it is on a read-only file system", engine.ErrReadOnly, path)
+	case noWriteBits(s.file):
+		return refuse("the file has no write permission", s.file)
+	case !mayWrite(path):
+		return refuse("this user may not write the file", s.file)
+	}
+	for _, side := range []struct {
+		name string
+		fi   fs.FileInfo
+	}{{"-wal", s.wal}, {"-shm", s.shm}} {
+		if side.fi == nil {
+			if noWriteBits(s.dir) || !mayWrite(filepath.Dir(path)) {
+				return refuse("its folder "+filepath.Dir(path)+", where SQLite must create "+path+side.name+", is not writable", s.dir)
+			}
+			continue
+		}
+		if noWriteBits(side.fi) || !mayWrite(path+side.name) {
+			return refuse(path+side.name+" is not writable", side.fi)
+		}
+	}
+	return nil
+}
