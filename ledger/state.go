@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tollgate-dev/tollgate/ledger/engine"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -205,9 +206,38 @@ func (s *Store) epochIs(ctx context.Context, epoch string) bool {
 // deadline and times the facts say, whatever the caller believes. target
 // is taken only when its SHA-256 is the payload's target digest; nil
 // keeps the row's.
-func refreshIndex(ctx context.Context, tx *Tx, key string, target *string) error {
-	_, err := tx.ExecContext(ctx, "SELECT tollgate_refresh_index(?, ?::text)", key, target)
-	return err
+//
+// A transaction that moves a key more than once (a guard records it, then
+// issues its permit) refreshes it once, just before it commits
+// (flushIndex): the row is derived from the facts as they then stand.
+func refreshIndex(_ context.Context, tx *Tx, key string, target *string) error {
+	if tx.dirty == nil {
+		tx.dirty = map[string]*string{}
+	}
+	if prev, ok := tx.dirty[key]; !ok || target != nil || prev == nil {
+		if target == nil && ok {
+			target = prev
+		}
+		tx.dirty[key] = target
+	}
+	return nil
+}
+
+// flushIndex refreshes the projection rows of the keys tx moved, in key
+// order.
+func flushIndex(ctx context.Context, tx *Tx) error {
+	keys := make([]string, 0, len(tx.dirty))
+	for k := range tx.dirty {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if _, err := tx.ExecContext(ctx, "SELECT tollgate_refresh_index(?, ?::text)", k, tx.dirty[k]); err != nil {
+			return err
+		}
+	}
+	tx.dirty = nil
+	return nil
 }
 
 // refreshIndexSQL creates tollgate_refresh_index on PostgreSQL (schema

@@ -305,6 +305,10 @@ func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
 		stx.Rollback()
 		return err
 	}
+	if err := flushIndex(ctx, tx); err != nil {
+		stx.Rollback()
+		return err
+	}
 	if err := saveHead(ctx, tx); err != nil {
 		stx.Rollback()
 		return err

@@ -38,6 +38,9 @@ type Tx struct {
 	// the projection (PostgreSQL): events are appended, the head locked
 	// and the projection derived by the schema's own functions.
 	server bool
+	// dirty are the keys whose projection rows a server transaction
+	// refreshes before it commits, with the target to take (nil: keep).
+	dirty map[string]*string
 	// pin, when set, is the context every statement runs under instead of
 	// the one passed: in a group commit (group.go) one caller giving up
 	// must not interrupt a statement, which would make SQLite roll back
