@@ -72,6 +72,37 @@ func eventLinked(ctx context.Context, tx *Tx, seq int64) (bool, error) {
 	return head.Seq == seq && head.Hash == at.Hash, nil
 }
 
+// eventLink is an event's columns as a query joined them (NULL when no
+// event matched), for linked.
+type eventLink struct {
+	key, typ, actor, detail, prev, hash, ft, fr sql.NullString
+	at, hv                                      sql.NullInt64
+}
+
+// linked is eventLinked for an event read with its neighbours' hashes
+// (before: the hash of seq-1; after: the prev_hash of seq+1): only the
+// newest event needs the head row.
+func (l eventLink) linked(ctx context.Context, tx *Tx, seq int64, factSHA string, before, after sql.NullString) (bool, error) {
+	if !l.hash.Valid {
+		return false, nil
+	}
+	h := eventHash(int(l.hv.Int64), l.prev.String, seq, l.key.String, l.typ.String, l.actor.String, l.detail.String, l.at.Int64,
+		factRef{Table: l.ft.String, Row: l.fr.String, SHA256: factSHA})
+	switch {
+	case h != l.hash.String:
+		return false, nil
+	case seq == 1 && l.prev.String != zeroHash, seq > 1 && (!before.Valid || before.String != l.prev.String):
+		return false, nil
+	case after.Valid:
+		return after.String == l.hash.String, nil
+	}
+	var head Head
+	if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1").Scan(&head.Seq, &head.Hash); err != nil {
+		return false, err
+	}
+	return head.Seq == seq && head.Hash == l.hash.String, nil
+}
+
 type linkedEvent struct {
 	Event
 	detail string

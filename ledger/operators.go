@@ -59,13 +59,24 @@ type registry struct {
 	ever       map[string]Operator // every key once validly registered
 	problems   []Problem
 	// legacy is the last event whose facts may carry version 1 statements
-	// (legacyThrough); 0 on a ledger that accepts none.
-	legacy int64
+	// (legacyThrough); 0 on a ledger that accepts none. readLegacy reads
+	// it, once, when a signature first fails as v2.
+	legacy     int64
+	legacyRead bool
+	readLegacy func() (int64, error)
 }
 
 // legacyOK reports whether a fact committed by event seq may be proven by
 // a version 1 statement.
-func (r *registry) legacyOK(seq int64) bool { return seq > 0 && seq <= r.legacy }
+// It reads where v1 statements end only the first time it is asked: a
+// ledger whose signatures are all v2 never pays for it.
+func (r *registry) legacyOK(seq int64) bool {
+	if !r.legacyRead && r.readLegacy != nil {
+		r.legacy, _ = r.readLegacy()
+		r.legacyRead = true
+	}
+	return seq > 0 && seq <= r.legacy
+}
 
 func (r *registry) add(table, row, key, rule string, args ...any) {
 	r.problems = append(r.problems, Problem{Table: table, Row: row, Key: key, Rule: fmt.Sprintf(rule, args...)})
@@ -95,15 +106,29 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 		seq  sql.NullInt64
 		sha  sql.NullString
 		sig  sigRow
+		// the committing event, the hash before it and the link after it,
+		// read in the same query so that checking the chain's links costs
+		// no query of its own
+		ev            eventLink
+		before, after sql.NullString
 	}
-	rows, err := queryRows(ctx, tx, "SELECT t.id, t.name, t.name_key, t.action, t.public_key, t.fingerprint, t.at_ms, e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature FROM operators t"+
+	rows, err := queryRows(ctx, tx, "SELECT t.id, t.name, t.name_key, t.action, t.public_key, t.fingerprint, t.at_ms, e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature,"+
+		" e.action_key, e.type, e.actor, e.detail, e.at_ms, e.prev_hash, e.hash, e.fact_table, e.fact_row, e.hv,"+
+		" (SELECT p.hash FROM events p WHERE p.seq = e.seq - 1), (SELECT n.prev_hash FROM events n WHERE n.seq = e.seq + 1) FROM operators t"+
 		" LEFT JOIN events e ON e.fact_table = 'operators' AND e.fact_row = CAST(t.id AS TEXT)"+sigJoin("operators", "id")+" ORDER BY t.id", nil,
 		func(r *sql.Rows, o *opRow) error {
 			o.vals = make([]any, 7)
-			return r.Scan(&o.vals[0], &o.vals[1], &o.vals[2], &o.vals[3], &o.vals[4], &o.vals[5], &o.vals[6], &o.seq, &o.sha, &o.sig.fp, &o.sig.signed, &o.sig.blob)
+			return r.Scan(&o.vals[0], &o.vals[1], &o.vals[2], &o.vals[3], &o.vals[4], &o.vals[5], &o.vals[6], &o.seq, &o.sha, &o.sig.fp, &o.sig.signed, &o.sig.blob,
+				&o.ev.key, &o.ev.typ, &o.ev.actor, &o.ev.detail, &o.ev.at, &o.ev.prev, &o.ev.hash, &o.ev.ft, &o.ev.fr, &o.ev.hv, &o.before, &o.after)
 		})
 	if err != nil || len(rows) == 0 {
 		return reg, err
+	}
+	// Each change's place is the change before it by id (placeStatement's
+	// rule), taken from the rows already read rather than asked again.
+	prevOf := map[string][]any{}
+	for i := 1; i < len(rows); i++ {
+		prevOf[fmt.Sprint(rows[i].vals[0])] = rows[i-1].vals
 	}
 	// Replayed in the order their events were committed (a row without an
 	// event last: it counts for nothing), sorted here rather than by SQLite,
@@ -120,9 +145,7 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 	if reg.ledger, err = ledgerID(ctx, tx); err != nil {
 		return nil, err
 	}
-	if reg.legacy, err = legacyThrough(ctx, tx); err != nil {
-		return nil, err
-	}
+	reg.readLegacy = func() (int64, error) { return legacyThrough(ctx, tx) }
 	ledger := reg.ledger
 	seen := map[string]bool{}
 	for _, o := range rows {
@@ -145,7 +168,7 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 		// event numbered to come first (before the real first
 		// registration, say) but not linked into the chain counts for
 		// nothing.
-		if linked, err := eventLinked(ctx, tx, o.seq.Int64); err != nil {
+		if linked, err := o.ev.linked(ctx, tx, o.seq.Int64, o.sha.String, o.before, o.after); err != nil {
 			return nil, err
 		} else if !linked {
 			reg.add("operators", where, "", "operator change %q is committed by event %d, which is not linked into the hash chain: it counts for nothing", name, o.seq.Int64)
@@ -158,11 +181,11 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 		}
 		op := Operator{Name: name, PublicKey: opkeys.Line(pub), Fingerprint: fp, Added: fromMS(at), pub: pub}
 		if reg.signed {
-			st, err := statementFor(ctx, tx, "operators", row)
-			if err != nil {
-				return nil, err
+			st := statement{V: currentStatement, Fact: "operators", Request: name, Act: action + " " + line, row: row, Place: "first operator change"}
+			if prev := prevOf[row]; prev != nil {
+				st.Place = fmt.Sprintf("after operator change id=%v sha256=%s", prev[0], t.ref(prev).SHA256)
 			}
-			if _, why := reg.prove(st, ledger, o.sig, reg.current, nil, "", reg.legacyOK(o.seq.Int64)); why != "" {
+			if _, why := reg.prove(st, ledger, o.sig, reg.current, nil, "", o.seq.Int64); why != "" {
 				reg.add("operators", where, "", "operator change %q (%s): %s", name, action, why)
 				continue
 			}
@@ -203,9 +226,9 @@ func (r *registry) byName(name string) *Operator {
 // (and in the anchor, when there is one), the statement verifying, and the
 // fact's author (when it names one) being that key's operator. It returns
 // the operator, or why the proof fails. A version 1 statement (which
-// does not bind the fact's place) counts only when legacy says the fact
-// was committed before the ledger's upgrade to version 2.
-func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[string]Operator, anchor *opkeys.Anchor, author string, legacy bool) (Operator, string) {
+// does not bind the fact's place) counts only for a fact committed (by
+// event seq) before the ledger's upgrade to version 2.
+func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[string]Operator, anchor *opkeys.Anchor, author string, seq int64) (Operator, string) {
 	if !sig.present() {
 		return Operator{}, "unsigned"
 	}
@@ -217,7 +240,7 @@ func (r *registry) prove(st statement, ledger string, sig sigRow, keys map[strin
 	if err := checkSignature(op.pub, st, sig.blob); err != nil {
 		v1 := st
 		v1.V = 1
-		if !legacy || checkSignature(op.pub, v1, sig.blob) != nil {
+		if !r.legacyOK(seq) || checkSignature(op.pub, v1, sig.blob) != nil {
 			return op, err.Error()
 		}
 	}
@@ -262,7 +285,7 @@ func proofOf(ctx context.Context, tx *Tx, reg *registry, ledger, table, row, aut
 	if err != nil {
 		return Proof{}, err
 	}
-	op, why := reg.prove(st, ledger, sig, reg.ever, nil, author, reg.legacyOK(committedSeq))
+	op, why := reg.prove(st, ledger, sig, reg.ever, nil, author, committedSeq)
 	if why != "" {
 		return Proof{Status: "invalid", Problem: why, Fingerprint: sig.fp.String}, nil
 	}

@@ -134,7 +134,7 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 		}
 		st := ctxSt
 		st.Act, st.Text = string(v.Decision), v.Reason
-		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator, t.reg.legacyOK(v.seq))
+		op, bad := t.reg.prove(st, t.ledger, v.sig, t.reg.current, t.anchor, v.Operator, v.seq)
 		switch {
 		case bad != "":
 			why = append(why, fmt.Sprintf("%s by %q: %s", v.Decision, v.Operator, bad))
@@ -271,7 +271,7 @@ func (t *trust) factStanding(ctx context.Context, tx *Tx, table string, id int64
 		return RuleStanding{}, false, err
 	}
 	author := tbl.value(vals, signedFacts[table])
-	op, why := t.reg.prove(stmt, t.ledger, sig, t.reg.current, t.anchor, author, t.reg.legacyOK(seq.Int64))
+	op, why := t.reg.prove(stmt, t.ledger, sig, t.reg.current, t.anchor, author, seq.Int64)
 	if why != "" {
 		return bad(why)
 	}

@@ -626,8 +626,13 @@ func BenchmarkSigningCost(b *testing.B) {
 	if b.N < 50 {
 		return
 	}
-	if approveAdded > 300 {
-		b.Errorf("signing adds %.0f µs to an approval; the goal is at most 300", approveAdded)
+	// 300 µs until the registry checked each operator change's links in
+	// the chain and statements bound their places (authority that holds
+	// against a patient agent); those checks cost an approval about 100 µs
+	// more (395 µs measured on 2 shared cores), so 450 is the gate and 300
+	// the goal still to win back.
+	if approveAdded > 450 {
+		b.Errorf("signing adds %.0f µs to an approval; the gate is 450 (the goal 300)", approveAdded)
 	}
 	if permitAdded > 300 {
 		b.Errorf("checking signatures adds %.0f µs to the guard that issues the permit; the goal is at most 300", permitAdded)
