@@ -242,7 +242,7 @@ func (c *checker) ledgerFile() (Finding, bool) {
 	}
 	if e.changes != "" {
 		c.agentWrites = true
-		return note("ledger.file", fmt.Sprintf("ledger %s: the agent's user can change it (%s)", c.where(e), e.changes),
+		return note("ledger.file", fmt.Sprintf("ledger %s: %s", c.where(e), e.changes),
 			"as SQLite needs, agents write the file, so approval holds only through signatures, the anchor and the witness (the findings below); for a boundary the database keeps, use PostgreSQL"), true
 	}
 	return pass("ledger.file", fmt.Sprintf("ledger %s: the agent's user cannot change it", c.where(e)),

@@ -233,7 +233,7 @@ func (f files) above(path string) (reach bool, replace string) {
 			case f.agent.may(fi, permWrite) && f.agent.may(fi, permExec):
 				sticky := fi.Mode()&fs.ModeSticky != 0
 				if !sticky || childFI == nil || f.agent.owns(childFI) {
-					replace = fmt.Sprintf("it can replace it: the folder %s above it is writable by the agent's user (%s)", dir, describe(fi))
+					replace = fmt.Sprintf("the folder %s above it is writable by the agent's user, which can replace what is inside (%s)", dir, describe(fi))
 				}
 			}
 		}
