@@ -212,7 +212,7 @@ type checker struct {
 func (c *checker) agentUser() Finding {
 	a := c.in.Agent
 	if a.UID == 0 {
-		return fail("agent.user", fmt.Sprintf("the agent's user %s is root (uid 0)", a.Name),
+		return fail("agent.user", "the agent's user is root (uid 0)",
 			"root writes every file and reads every key here, so nothing on this host holds against it: run agents as an unprivileged user of their own, and run doctor as that user or with --agent-user NAME")
 	}
 	groups := make([]string, len(a.GIDs))
@@ -227,6 +227,9 @@ func (c *checker) agentUser() Finding {
 // there is no ledger to read.
 func (c *checker) ledgerFile() (Finding, bool) {
 	e := c.look(c.in.Ledger)
+	// A ledger the agent can change, or create where there is none yet,
+	// is the agent's to write.
+	c.agentWrites = e.changes != ""
 	switch {
 	case e.missing():
 		return fail("ledger.file", "no ledger at "+e.path,
@@ -241,7 +244,6 @@ func (c *checker) ledgerFile() (Finding, bool) {
 			"chmod o-w "+w+" (tollgate creates the file 0600 in a 0700 folder; share it through a group if agents run as several users)"), true
 	}
 	if e.changes != "" {
-		c.agentWrites = true
 		return note("ledger.file", fmt.Sprintf("ledger %s: %s", c.where(e), e.changes),
 			"as SQLite needs, agents write the file, so approval holds only through signatures, the anchor and the witness (the findings below); for a boundary the database keeps, use PostgreSQL"), true
 	}
@@ -315,7 +317,7 @@ func (c *checker) anchorEnv() (Finding, bool) {
 		"the agent controls its own environment and can unset or repoint it: put the list in "+c.in.Anchor), true
 }
 
-const witnessFix = "a folder owned by root and an operators' group the agents are not in (0775), the file 0664: operators append, agents only read"
+const witnessFix = "a folder owned by root and an operators' group the agents are not in (0775) holding the file (0664): operators append to it, agents only read it"
 
 // witness checks the shared witness guard consults.
 func (c *checker) witness(onPG bool, f LedgerFacts) Finding {
@@ -323,7 +325,7 @@ func (c *checker) witness(onPG bool, f LedgerFacts) Finding {
 	switch {
 	case e.missing():
 		return failOr(c.agentWrites && !onPG, "witness.system", "no shared witness at "+e.path,
-			"without it guard cannot see a ledger rolled back or swapped: create it as "+witnessFix+", with tollgate verify --witness "+e.path+" run as an operator")
+			"without it guard cannot see a ledger rolled back or swapped: make "+witnessFix+"; an operator's tollgate verify --witness "+e.path+" writes its first head")
 	case e.err != nil:
 		return fail("witness.system", fmt.Sprintf("shared witness %s: %v", e.path, e.err), "doctor must read the witness to judge it: run it as a user who can")
 	case e.changes != "":

@@ -223,7 +223,13 @@ func (f files) above(path string) (reach bool, replace string) {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		fi, err := f.stat(dir)
 		if err != nil {
-			return false, replace
+			// A missing folder: whoever can create it in the first
+			// folder above that exists puts anything at path.
+			reach, childFI = false, nil
+			if dir == filepath.Dir(dir) {
+				return reach, replace
+			}
+			continue
 		}
 		reach = reach && f.agent.may(fi, permExec)
 		if replace == "" {
