@@ -14,6 +14,9 @@ import (
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
+// Its --help example, beside every other command's (help.go).
+func init() { examples["doctor"] = "tollgate doctor --agent-user refund-bot" }
+
 // doctorFlags: the operator key to judge, as the deciding commands find
 // it, and the user to judge against.
 type doctorFlags struct {

@@ -271,7 +271,7 @@ func (c *checker) signed(f LedgerFacts, err error, anchorSound bool) Finding {
 		"whoever can write an unsigned ledger approves: register each operator's key before agents run (tollgate operator init, then tollgate operators add NAME PUBKEY)")
 }
 
-const anchorFix = "allowed_signers lines (NAME ssh-ed25519 KEY), owned by root, mode 0644, in folders only root can write"
+const anchorFix = "allowed_signers lines (NAME ssh-ed25519 KEY), root's, mode 0644, in folders only root can write (install -d -m 0755)"
 
 // anchor checks the system anchor; sound says it exists, parses and the
 // agent cannot change it.
@@ -317,7 +317,7 @@ func (c *checker) anchorEnv() (Finding, bool) {
 		"the agent controls its own environment and can unset or repoint it: put the list in "+c.in.Anchor), true
 }
 
-const witnessFix = "a folder owned by root and an operators' group the agents are not in (0775) holding the file (0664): operators append to it, agents only read it"
+const witnessFix = "its folder owned by root and an operators' group no agent's user is in, mode 2775 (install -d -g tollgate-operators -m 2775), the file 0664: operators' verify, backup and console sessions append to it, agents only read it"
 
 // witness checks the shared witness guard consults.
 func (c *checker) witness(onPG bool, f LedgerFacts) Finding {
@@ -325,7 +325,7 @@ func (c *checker) witness(onPG bool, f LedgerFacts) Finding {
 	switch {
 	case e.missing():
 		return failOr(c.agentWrites && !onPG, "witness.system", "no shared witness at "+e.path,
-			"without it guard cannot see a ledger rolled back or swapped: make "+witnessFix+"; an operator's tollgate verify --witness "+e.path+" writes its first head")
+			"without it guard cannot see a ledger rolled back or swapped: make "+witnessFix)
 	case e.err != nil:
 		return fail("witness.system", fmt.Sprintf("shared witness %s: %v", e.path, e.err), "doctor must read the witness to judge it: run it as a user who can")
 	case e.changes != "":
@@ -344,7 +344,7 @@ func (c *checker) witness(onPG bool, f LedgerFacts) Finding {
 			"someone edited it or a write was torn: tollgate verify names each line; find out which")
 	case f.ID != "" && !slices.ContainsFunc(heads, func(h ledger.Head) bool { return h.LedgerID == f.ID }):
 		return warn("witness.system", fmt.Sprintf("shared witness %s holds no head of ledger %s yet", e.path, f.ID),
-			"a rollback before the first witnessed head goes unseen: run tollgate verify --witness "+e.path+" as an operator, and regularly")
+			"a rollback before the first witnessed head goes unseen: an operator runs tollgate verify now, and regularly (it appends to the shared witness)")
 	}
 	return pass("witness.system", fmt.Sprintf("shared witness %s: agents read it, the agent's user cannot change it", c.where(e)),
 		"guard refuses a permit on a ledger that lost a witnessed head or was swapped")

@@ -61,8 +61,8 @@ func catalogWrites(t *testing.T, dbURL, role string) []string {
 // migrated ledger as an agent's login role would connect: the role is
 // neither owner nor superuser, a local connection in clear is no
 // exposure, and pg.agent-writes fails exactly when the catalog shows a
-// direct write grant to tollgate_agent (today's schema has them: INSERT
-// on the facts and UPDATE on the projection and chain head), and passes
+// direct write grant to tollgate_agent (the schema as it stands grants
+// INSERT on fact tables, beside its SECURITY DEFINER functions), and passes
 // once the owner revokes them. Connected as the schema's owner, doctor
 // fails pg.role.
 func TestDoctorPostgresGrants(t *testing.T) {
