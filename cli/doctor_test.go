@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -178,4 +180,24 @@ func maps(a, b map[string]uint32) bool {
 		}
 	}
 	return true
+}
+
+// TestDoctorEscapesWhatItPrints: a ledger path carrying a terminal
+// escape (retitling the window) and a bidi override is printed escaped in
+// the text, and in JSON as \u escapes; doctor creates nothing there.
+func TestDoctorEscapesWhatItPrints(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "led\x1b]0;owned\x07ger\u202e.db")
+	for _, args := range [][]string{{"--db", db, "doctor"}, {"--db", db, "doctor", "--json"}} {
+		var out, errb bytes.Buffer
+		env := cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+		if code := cli.Main(context.Background(), args, env); code != cli.ExitError {
+			t.Fatalf("%v: exit %d, want %d (no ledger there)\n%s%s", args, code, cli.ExitError, out.String(), errb.String())
+		}
+		if strings.ContainsAny(out.String(), "\x1b\x07\u202e") || !strings.Contains(out.String(), "no ledger at") {
+			t.Fatalf("%v printed a raw control or format character, or no finding:\n%q", args, out.String())
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("doctor created the ledger: %v", err)
+	}
 }

@@ -13,6 +13,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -129,7 +130,8 @@ type Inputs struct {
 	// Ledger is the ledger as named (--db, TOLLGATE_DB or the default):
 	// a file path, or a postgres:// URL.
 	Ledger string
-	// Facts reads the ledger without creating or migrating anything.
+	// Facts reads the ledger without creating or migrating anything;
+	// nil reads nothing, and ledger.signed then fails.
 	Facts func(ctx context.Context) (LedgerFacts, error)
 	// Anchor is the system anchor (opkeys.SystemAnchorPath) and AnchorEnv
 	// the value of TOLLGATE_OPERATORS_FILE.
@@ -151,6 +153,11 @@ type Inputs struct {
 func Check(ctx context.Context, in Inputs) Report {
 	if in.Stat == nil {
 		in.Stat = os.Stat
+	}
+	if in.Facts == nil {
+		in.Facts = func(context.Context) (LedgerFacts, error) {
+			return LedgerFacts{}, errors.New("no way to read the ledger was given")
+		}
 	}
 	in.Ledger, in.Anchor, in.Witness, in.Key, in.SSHAuthSock = absPath(in.Ledger), absPath(in.Anchor), absPath(in.Witness), absPath(in.Key), absPath(in.SSHAuthSock)
 	c := checker{in: in, files: files{stat: in.Stat, agent: in.Agent}}

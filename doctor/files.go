@@ -43,11 +43,15 @@ func CurrentAgent() (Agent, error) {
 	return a, nil
 }
 
-// LookupAgent is the named user with its primary and supplementary
+// LookupAgent is the named user (or uid) with its primary and supplementary
 // groups from the user database, for --agent-user: an operator asks
 // about the agents' user without becoming it.
 func LookupAgent(name string) (Agent, error) {
 	u, err := user.Lookup(name)
+	if _, numeric := strconv.Atoi(name); err != nil && numeric == nil {
+		// A uid with no name in the user database, as containers have.
+		u, err = user.LookupId(name)
+	}
 	if err != nil {
 		return Agent{}, err
 	}

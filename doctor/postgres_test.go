@@ -103,6 +103,29 @@ func TestDoctorPostgresGrants(t *testing.T) {
 		t.Errorf("the operator role's direct writes warn (the agent is not in it): %+v", f)
 	}
 
+	// The whole check on a PostgreSQL ledger: the host's files weigh less
+	// (the agent's role, not file modes, keeps it from the ledger), so a
+	// missing anchor and witness and an unsigned ledger only warn, and
+	// the agent role's direct writes alone decide the exit.
+	full := doctor.Check(ctx, doctor.Inputs{Agent: nobody, Ledger: agent, Anchor: "/nonexistent/operators", Witness: "/nonexistent/witness",
+		Facts: func(ctx context.Context) (doctor.LedgerFacts, error) {
+			s, err := ledger.Open(ctx, agent, ledger.Options{ReadOnly: true})
+			if err != nil {
+				return doctor.LedgerFacts{}, err
+			}
+			defer s.Close()
+			set, err := s.Operators(ctx)
+			return doctor.LedgerFacts{Signed: set.Signed}, err
+		}})
+	for id, want := range map[string]doctor.Severity{"anchor.system": doctor.Warn, "witness.system": doctor.Warn, "ledger.signed": doctor.Warn} {
+		if f, _ := full.Find(id); f.Severity != want {
+			t.Errorf("on PostgreSQL, %s: %+v, want %s", id, f, want)
+		}
+	}
+	if f, _ := full.Find("pg.agent-writes"); full.Enforces != f.OK {
+		t.Errorf("on PostgreSQL the agent role's grants decide: enforces=%v, %+v", full.Enforces, f)
+	}
+
 	// The fix doctor names, run as the owner, turns the finding: the
 	// check reads the grants as they are, not as this schema made them.
 	db, err := sql.Open("pgx", owner)
