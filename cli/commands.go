@@ -17,7 +17,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "export", "backup", "migrate"}
+	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -46,6 +46,7 @@ func commands() map[string]command {
 		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] -- CMD ARGS...",
 			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),
 		define("verify", "[--witness FILE]", "prove every fact, the hash chain, payload digests and witnessed heads", bindWitness, runVerify),
+		define("doctor", "[--agent-user NAME] [--key FILE]", "check whether this deployment enforces approval against the agent's user: exit 0 only when it does, 1 when it does not", bindDoctor, runDoctor),
 		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),

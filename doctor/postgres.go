@@ -1,0 +1,176 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+)
+
+// On PostgreSQL the boundary is the database's, not the host's: the
+// agent's role must not be able to write a table directly (SPEC 8: its
+// roles hold EXECUTE and SELECT only), the role an agent connects as must
+// be neither the schema's owner nor a superuser, and the connection must
+// not travel in clear between hosts. The answers come from the catalog,
+// so they hold whatever client a role uses.
+
+// ledgerSchema is the schema tollgate's migrations create their tables
+// in (the engine finds its tables as public.*).
+const ledgerSchema = "public"
+
+// Role names the two group roles 'tollgate migrate' creates.
+const (
+	AgentRole    = "tollgate_agent"
+	OperatorRole = "tollgate_operator"
+)
+
+// writePrivileges are the table privileges that write a row directly.
+var writePrivileges = []string{"INSERT", "UPDATE", "DELETE", "TRUNCATE"}
+
+// directWrites lists "PRIVILEGE on TABLE" for every table, view or
+// foreign table in the ledger's schema that role may write directly
+// (inherited rights and PUBLIC's included, as has_table_privilege counts
+// them; a column-level INSERT or UPDATE counts too), then CREATE on the
+// schema, which would let the role put its own objects beside the
+// ledger's. exists is false when the role does not exist.
+func directWrites(ctx context.Context, conn *pgx.Conn, role string) (writes []string, exists bool, err error) {
+	if err := conn.QueryRow(ctx, "SELECT to_regrole($1::text) IS NOT NULL", role).Scan(&exists); err != nil || !exists {
+		return nil, exists, err
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT p.priv || ' on ' || c.relname
+		FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		CROSS JOIN unnest($3::text[]) AS p(priv)
+		WHERE n.nspname = $2::text AND c.relkind IN ('r', 'p', 'v', 'f')
+		  AND (has_table_privilege($1::text::name, c.oid, p.priv)
+		       OR (p.priv IN ('INSERT', 'UPDATE') AND has_any_column_privilege($1::text::name, c.oid, p.priv)))
+		ORDER BY c.relname, array_position($3::text[], p.priv)`, role, ledgerSchema, writePrivileges)
+	if err != nil {
+		return nil, true, err
+	}
+	writes, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, true, err
+	}
+	var create bool
+	if err := conn.QueryRow(ctx, "SELECT has_schema_privilege($1::text::name, $2::text, 'CREATE')", role, ledgerSchema).Scan(&create); err != nil {
+		return nil, true, err
+	}
+	if create {
+		writes = append(writes, "CREATE on schema "+ledgerSchema)
+	}
+	return writes, true, nil
+}
+
+// CheckPostgres connects to the ledger's database as dsn says and
+// returns the findings about roles, grants and TLS. It only reads the
+// catalog.
+func CheckPostgres(ctx context.Context, dsn string) []Finding {
+	where := postgres.Redact(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return []Finding{fail("pg.connect", "the ledger URL does not parse", "fix --db or TOLLGATE_DB (a libpq URL)")}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return []Finding{fail("pg.connect", fmt.Sprintf("cannot connect to %s: %v", where, err), "doctor reads the catalog as the role the URL names: fix the URL or the server")}
+	}
+	defer conn.Close(context.Background())
+	out := []Finding{connectingRole(ctx, conn, where)}
+	for _, r := range []struct {
+		role  string
+		id    string
+		fails bool
+	}{{AgentRole, "pg.agent-writes", true}, {OperatorRole, "pg.operator-writes", false}} {
+		out = append(out, roleWrites(ctx, conn, r.role, r.id, r.fails))
+	}
+	return append(out, encryption(ctx, conn, cfg, where))
+}
+
+func connectingRole(ctx context.Context, conn *pgx.Conn, where string) Finding {
+	var role, owner string
+	var super, ownerRights, agent, operator bool
+	err := conn.QueryRow(ctx, `
+		SELECT current_user, r.rolsuper, pg_get_userbyid(n.nspowner), pg_has_role(current_user, n.nspowner, 'USAGE'),
+		       CASE WHEN to_regrole($2::text) IS NULL THEN false ELSE pg_has_role(current_user, $2::text::name, 'USAGE') END,
+		       CASE WHEN to_regrole($3::text) IS NULL THEN false ELSE pg_has_role(current_user, $3::text::name, 'USAGE') END
+		FROM pg_roles r, pg_namespace n
+		WHERE r.rolname = current_user AND n.nspname = $1::text`, ledgerSchema, AgentRole, OperatorRole).
+		Scan(&role, &super, &owner, &ownerRights, &agent, &operator)
+	if err != nil {
+		return fail("pg.role", fmt.Sprintf("cannot read the connecting role from %s: %v", where, err), "doctor must read pg_roles and pg_namespace: fix what the error names")
+	}
+	const fix = "agents and operators connect as their own login roles, members of tollgate_agent or tollgate_operator; only tollgate migrate runs as the owner (doctor judges the role in the URL it is given: give it the agents' URL)"
+	switch {
+	case super:
+		return fail("pg.role", fmt.Sprintf("the connecting role %s is a superuser", role), "a superuser bypasses every grant and trigger: "+fix)
+	case ownerRights:
+		return fail("pg.role", fmt.Sprintf("the connecting role %s is the owner of schema %s (%s) or holds its rights", role, ledgerSchema, owner),
+			"the owner writes every table directly: "+fix)
+	}
+	member := "neither tollgate_agent nor tollgate_operator"
+	switch {
+	case agent && operator:
+		member = "tollgate_agent and tollgate_operator"
+	case agent:
+		member = "tollgate_agent"
+	case operator:
+		member = "tollgate_operator"
+	}
+	return pass("pg.role", fmt.Sprintf("the connecting role %s is neither a superuser nor the schema's owner (a member of %s)", role, member),
+		"the database's grants bind it")
+}
+
+func roleWrites(ctx context.Context, conn *pgx.Conn, role, id string, fails bool) Finding {
+	writes, exists, err := directWrites(ctx, conn, role)
+	switch {
+	case err != nil:
+		return fail(id, fmt.Sprintf("cannot read the privileges of %s: %v", role, err), "doctor must read the catalog: fix what the error names")
+	case !exists:
+		return fail(id, "there is no role "+role, "tollgate migrate, run as the schema's owner, creates it")
+	case len(writes) == 0:
+		return pass(id, role+" holds no direct write on the ledger's tables", "it changes the ledger only through tollgate's functions")
+	}
+	return failOr(fails, id, fmt.Sprintf("%s can write tables directly: %s", role, strings.Join(writes, ", ")),
+		"a member can write rows as it likes, beside tollgate's checks (SPEC 8: EXECUTE and SELECT only); revoke them (REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA "+
+			ledgerSchema+" FROM "+role+") once the schema writes through its SECURITY DEFINER functions")
+}
+
+// encryption asks pg_stat_ssl whether this backend's connection is
+// encrypted. A Unix socket or a loopback address never leaves the host,
+// so clear text there is no exposure; between hosts it is.
+func encryption(ctx context.Context, conn *pgx.Conn, cfg *pgx.ConnConfig, where string) Finding {
+	var ssl bool
+	var version string
+	err := conn.QueryRow(ctx, "SELECT ssl, coalesce(version, '') FROM pg_stat_ssl WHERE pid = pg_backend_pid()").Scan(&ssl, &version)
+	if err != nil {
+		return fail("pg.tls", fmt.Sprintf("cannot read pg_stat_ssl from %s: %v", where, err), "doctor must read pg_stat_ssl: fix what the error names")
+	}
+	local := strings.HasPrefix(cfg.Host, "/") || cfg.Host == "localhost"
+	if ip := net.ParseIP(cfg.Host); ip != nil && ip.IsLoopback() {
+		local = true
+	}
+	verified := cfg.TLSConfig != nil && !cfg.TLSConfig.InsecureSkipVerify
+	for _, fb := range cfg.Fallbacks {
+		verified = verified && fb.TLSConfig != nil
+	}
+	switch {
+	case !ssl && local:
+		return pass("pg.tls", fmt.Sprintf("the connection to %s is not encrypted, but it does not leave this host", where), "use sslmode=verify-full once agents or operators connect from other hosts")
+	case !ssl:
+		return fail("pg.tls", fmt.Sprintf("the connection to %s is not encrypted", where),
+			"passwords, decisions and answers cross the network in clear: turn on ssl on the server and connect with sslmode=verify-full")
+	case !verified && !local:
+		return warn("pg.tls", fmt.Sprintf("the connection to %s is encrypted (%s) but the server is not verified", where, version),
+			"another host can pose as the database: connect with sslmode=verify-full (and sslrootcert)")
+	}
+	return pass("pg.tls", fmt.Sprintf("the connection to %s is encrypted (%s)", where, version), "nobody on the network reads or changes it")
+}
