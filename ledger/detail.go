@@ -223,6 +223,8 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 		if ex := r.str(t, "explain"); ex != "" {
 			d.Rule = &approvals.Explain{}
 			_ = json.Unmarshal([]byte(ex), d.Rule) // tollgate's own JSON; verify proves the row
+		} else if id := r.num(t, "rule_id"); id != 0 {
+			d.Rule = &approvals.Explain{RuleID: id, Pattern: d.PolicyPat}
 		}
 		if d.Policy == "approval" {
 			d.Approvers = int(r.num(t, "approvers"))

@@ -313,8 +313,11 @@ func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOpti
 	if r.ID != 0 {
 		ruleID = r.ID
 	}
+	// A rule without a condition read nothing: its id and pattern, which
+	// the row has anyway, are its whole explanation (status rebuilds it),
+	// so only a condition's reads or error are stored.
 	explain := ""
-	if ex.RuleID != 0 || ex.Error != "" {
+	if ex.Condition != "" || ex.Error != "" {
 		b, _ := json.Marshal(ex)
 		explain = string(b)
 	}
