@@ -76,12 +76,18 @@ type (
 		id      int64
 		detail  ledger.Detail
 		missing bool // a fenced key that was never admitted
+		full    bool // for the full view, not the detail pane
 		err     error
 	}
 	actionMsg struct {
 		action string
 		keys   []string
 		errs   []error
+		// decisions are the approvals' and rejections' answers, with the
+		// quorum each reached.
+		decisions []ledger.Decision
+		// stopped: the operator stopped waiting (esc) before the answer.
+		stopped bool
 	}
 )
 

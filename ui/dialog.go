@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -42,7 +43,7 @@ type dialog struct {
 	kind    dialogKind
 	targets []target
 	input   textinput.Model
-	result  int // reconcile: -1 none chosen yet, 0 executed, 1 not-executed
+	result  int // reconcile: -1 none chosen yet, else an index of results
 	problem string
 	styles  *Styles
 	keys    *KeyMap
@@ -58,10 +59,12 @@ type dialogDoneMsg struct {
 	kind      dialogKind
 	targets   []target
 	text      string
-	result    string
+	result    ledger.Result
 }
 
-var results = []string{"executed", "not-executed"}
+// results are the reconciliation results tab cycles through, in the
+// ledger's own vocabulary.
+var results = []ledger.Result{ledger.ResultExecuted, ledger.ResultNotExecuted}
 
 func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialog {
 	in := textinput.New()
@@ -125,7 +128,7 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 			if d.kind == dlgReconcile && d.result < 0 {
 				// No default: executed or not-executed is the operator's
 				// finding, never a preselected answer.
-				d.problem = "choose the result first: tab switches between executed and not-executed"
+				d.problem = fmt.Sprintf("choose the result first: tab switches between %s and %s", ledger.ResultExecuted, ledger.ResultNotExecuted)
 				return d, nil
 			}
 			if d.textRequired() && text == "" {
@@ -190,9 +193,9 @@ func (d *dialog) View() string {
 		opts := make([]string, len(results))
 		for i, r := range results {
 			if i == d.result {
-				opts[i] = st.ActiveTab.Render("[" + r + "]")
+				opts[i] = st.ActiveTab.Render("[" + string(r) + "]")
 			} else {
-				opts[i] = st.Tab.Render(" " + r + " ")
+				opts[i] = st.Tab.Render(" " + string(r) + " ")
 			}
 		}
 		tail = append(tail, "result: "+strings.Join(opts, " "))

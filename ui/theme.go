@@ -32,6 +32,8 @@ type Styles struct {
 	HelpDesc    lipgloss.Style
 	// Soon marks a deadline within ten minutes.
 	Soon lipgloss.Style
+	// Spinner turns while a decision is in flight.
+	Spinner lipgloss.Style
 }
 
 // NewStyles builds the theme for one renderer (one terminal).
@@ -61,6 +63,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		StatusError: r.NewStyle().Foreground(bad).Bold(true),
 		StatusOK:    r.NewStyle().Foreground(good),
 		Soon:        r.NewStyle().Foreground(warn).Bold(true),
+		Spinner:     r.NewStyle().Foreground(accent),
 		Dialog:      r.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(warn).Padding(0, 1),
 		DialogTitle: r.NewStyle().Bold(true).Foreground(warn),
 		Empty:       r.NewStyle().Foreground(muted).Italic(true),
