@@ -451,13 +451,46 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// typing reports whether an input has the keys: a dialog's note, the
+// passphrase prompt or the filter.
+func (m *Model) typing() bool { return m.unlock != nil || m.dialog != nil || m.filterOn }
+
+// burst handles a key message carrying several runes (keys typed faster
+// than the terminal is read, or a paste) as that many key presses, until
+// one opens an input, which then takes the rest whole.
+func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.typing() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			return tea.Batch(append(cmds, m.key(rest))...)
+		}
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		cmds = append(cmds, m.key(one))
+	}
+	return tea.Batch(cmds...)
+}
+
 // key routes one key press: dialog first, then the filter, then global
 // keys, decisions, and finally the focused component.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case msg.Paste && msg.Type == tea.KeyRunes && !m.typing() && m.deciding == nil && !m.showLog && m.full == nil:
+		// Pasted text is never a string of commands (a q in it would
+		// quit): it goes into the filter, which finds the key pasted.
+		open := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'/'}})
+		return tea.Batch(open, m.key(msg))
+	case msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing():
+		return m.burst(msg)
+	}
 	if m.deciding != nil {
 		// A decision in flight holds q (and ctrl+c, from any input too)
 		// until it lands, and takes esc to stop waiting.
-		typing := m.unlock != nil || m.dialog != nil || m.filterOn
+		typing := m.typing()
 		quit := msg.Type == tea.KeyCtrlC || !typing && key.Matches(msg, m.keys.Quit)
 		stop := !typing && !m.showLog && !m.showHelp && key.Matches(msg, m.keys.StopWaiting)
 		if quit || stop {
