@@ -368,10 +368,16 @@ func (d *detailView) sideBySide(stored *ledger.Payload, c *ledger.ConflictRow, w
 		}
 		return b.String()
 	}
-	left := st.Column.Width(colW).Render(col("stored", stored, stored == nil))
-	right := st.Column.Width(colW).Render(col("attempted", c.Attempted, c.Redacted))
-	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(left), lipgloss.Height(right))), "\n")
-	return lipgloss.JoinHorizontal(lipgloss.Top, left, rule, right) + "\n"
+	return columns(st, colW, col("stored", stored, stored == nil), col("attempted", c.Attempted, c.Redacted)) + "\n"
+}
+
+// columns sets two texts side by side, each colW cells wide (wrapped,
+// never cut), with a rule between them.
+func columns(st *Styles, colW int, left, right string) string {
+	l := st.Column.Width(colW).Render(left)
+	r := st.Column.Width(colW).Render(right)
+	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(l), lipgloss.Height(r))), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, l, rule, r)
 }
 
 // honoured counts the approvals on file that count under who may decide

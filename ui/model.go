@@ -726,7 +726,14 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
 		switch {
 		case it.Conflict != nil:
-			t.Digest = it.Conflict.AttemptSHA
+			// The stored payload is the key's (its kind and target load
+			// below); the attempt is the retry's, shown beside it.
+			c := it.Conflict
+			t.Digest = c.StoredSHA256
+			t.Attempt = &attempt{Digest: c.AttemptSHA, Withheld: c.Attempted == nil}
+			if c.Attempted != nil {
+				t.Attempt.Kind, t.Attempt.Subject = c.Attempted.Kind, c.Attempted.Target
+			}
 		case it.Fenced != nil:
 			t.Digest = it.Fenced.SHA256
 		default:
