@@ -19,6 +19,14 @@ import (
 // write it can watch.
 const authorityEvery = time.Second
 
+// The statuses a ledger.Proof carries, named once here: the ledger has
+// no typed constants for them yet.
+const (
+	proofSigned   = "signed"
+	proofUnsigned = "unsigned"
+	proofInvalid  = "invalid"
+)
+
 // authority is what the console last read of who may decide: how its own
 // decisions are signed and which operators' keys count now. A vote signed
 // by a key that no longer counts is not shown as done.
@@ -74,15 +82,15 @@ func newAuthority(msg authorityMsg) authority {
 // registered now. Before the first read, the proof's own word stands.
 func (a authority) honours(p ledger.Proof) (bool, string) {
 	switch {
-	case p.Status == "invalid":
+	case p.Status == proofInvalid:
 		return false, "its signature is invalid"
 	case !a.read:
 		return true, ""
 	case a.err != "":
 		return false, "who may decide could not be re-read"
-	case p.Status == "unsigned" && !a.signed:
+	case p.Status == proofUnsigned && !a.signed:
 		return true, ""
-	case p.Status == "unsigned":
+	case p.Status == proofUnsigned:
 		return false, "unsigned on a signed ledger"
 	}
 	if _, ok := a.ops[p.Fingerprint]; !ok {

@@ -250,7 +250,7 @@ func (d *detailView) content() (string, int) {
 	if dt.Epoch != "" {
 		d.field(&b, "epoch", safetext.Escape(dt.Epoch))
 	}
-	state := st.StateStyle(string(dt.State)).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
+	state := st.StateStyle(dt.State).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
 	if dt.Policy != "" {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}

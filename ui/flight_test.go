@@ -153,7 +153,7 @@ func TestQuorumVoteIsNotDone(t *testing.T) {
 		}
 	}
 	for _, it := range m.list().items {
-		if it.State != string(ledger.StatePending) {
+		if it.State != ledger.StatePending {
 			t.Fatalf("%s listed as %s", it.Key, it.State)
 		}
 	}

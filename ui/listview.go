@@ -333,7 +333,7 @@ func (l *listView) View() string {
 		} else if left := it.Deadline.Sub(now); i != l.cursor && !it.Deadline.IsZero() && left > 0 && left <= 10*time.Minute {
 			when = st.Soon.Render(when) // due within ten minutes
 		}
-		state := pad(it.State, stateW)
+		state := pad(string(it.State), stateW)
 		if i != l.cursor {
 			state = st.StateStyle(it.State).Render(state) // the word is always there; colour adds to it
 		}

@@ -714,7 +714,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	var targets []target
 	for _, it := range rows {
-		want := map[dialogKind]string{dlgApprove: "pending", dlgReject: "pending", dlgReconcile: "uncertain"}[kind]
+		want := map[dialogKind]ledger.State{dlgApprove: ledger.StatePending, dlgReject: ledger.StatePending, dlgReconcile: ledger.StateUncertain}[kind]
 		switch {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")

@@ -1,6 +1,10 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
 
 // Styles are every style the console uses, built once from one renderer
 // so that tests can pin the color profile and views never build their own.
@@ -27,7 +31,7 @@ type Styles struct {
 	DialogTitle lipgloss.Style
 	Empty       lipgloss.Style
 	Column      lipgloss.Style
-	State       map[string]lipgloss.Style
+	State       map[ledger.State]lipgloss.Style
 	HelpKey     lipgloss.Style
 	HelpDesc    lipgloss.Style
 	// Soon marks a deadline within ten minutes.
@@ -71,26 +75,26 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		HelpKey:     r.NewStyle().Foreground(accent),
 		HelpDesc:    r.NewStyle().Foreground(muted),
 	}
-	s.State = map[string]lipgloss.Style{
-		"pending":    r.NewStyle().Foreground(warn),
-		"approved":   r.NewStyle().Foreground(good),
-		"executing":  r.NewStyle().Foreground(accent),
-		"uncertain":  r.NewStyle().Foreground(bad).Bold(true),
-		"rejected":   r.NewStyle().Foreground(bad),
-		"expired":    r.NewStyle().Foreground(muted),
-		"denied":     r.NewStyle().Foreground(bad),
-		"succeeded":  r.NewStyle().Foreground(good),
-		"failed":     r.NewStyle().Foreground(bad),
-		"reconciled": r.NewStyle().Foreground(good),
-		"recorded":   r.NewStyle().Foreground(muted),
-		"conflict":   r.NewStyle().Foreground(bad),
-		"fenced":     r.NewStyle().Foreground(bad),
+	s.State = map[ledger.State]lipgloss.Style{
+		ledger.StatePending:    r.NewStyle().Foreground(warn),
+		ledger.StateApproved:   r.NewStyle().Foreground(good),
+		ledger.StateExecuting:  r.NewStyle().Foreground(accent),
+		ledger.StateUncertain:  r.NewStyle().Foreground(bad).Bold(true),
+		ledger.StateRejected:   r.NewStyle().Foreground(bad),
+		ledger.StateExpired:    r.NewStyle().Foreground(muted),
+		ledger.StateDenied:     r.NewStyle().Foreground(bad),
+		ledger.StateSucceeded:  r.NewStyle().Foreground(good),
+		ledger.StateFailed:     r.NewStyle().Foreground(bad),
+		ledger.StateReconciled: r.NewStyle().Foreground(good),
+		ledger.StateRecorded:   r.NewStyle().Foreground(muted),
+		stateConflict:          r.NewStyle().Foreground(bad),
+		stateFenced:            r.NewStyle().Foreground(bad),
 	}
 	return s
 }
 
 // StateStyle returns the style for a state name.
-func (s Styles) StateStyle(state string) lipgloss.Style {
+func (s Styles) StateStyle(state ledger.State) lipgloss.Style {
 	if st, ok := s.State[state]; ok {
 		return st
 	}
@@ -101,9 +105,9 @@ func (s Styles) StateStyle(state string) lipgloss.Style {
 // INVALID is loud, unsigned is muted (a ledger that was never signed).
 func (s Styles) ProofStyle(status string) lipgloss.Style {
 	switch status {
-	case "signed":
+	case proofSigned:
 		return s.StatusOK
-	case "invalid":
+	case proofInvalid:
 		return s.Differs
 	}
 	return s.Empty
