@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tollgate-dev/tollgate/safetext"
 )
@@ -60,18 +61,26 @@ func (f *flight) Init() tea.Cmd { return f.spin.Tick }
 // SetSize sets the width of the message line the flight is shown on.
 func (f *flight) SetSize(w, _ int) { f.width = w }
 
-// ShortHelp implements help.KeyMap: esc stops waiting, q twice quits.
-func (f *flight) ShortHelp() []key.Binding { return []key.Binding{f.keys.StopWaiting, f.keys.Quit} }
+// ShortHelp implements help.KeyMap: esc stops waiting (q, which the hint
+// bar always shows, quits on a second press).
+func (f *flight) ShortHelp() []key.Binding { return []key.Binding{f.keys.StopWaiting} }
 
 // FullHelp implements help.KeyMap.
 func (f *flight) FullHelp() [][]key.Binding { return [][]key.Binding{f.ShortHelp()} }
 
 // what names the decision: "approve refund:x" or "approve 3 keys".
-func (f *flight) what() string {
-	if len(f.targets) == 1 {
-		return f.action + " " + safetext.Escape(f.targets[0])
+func (f *flight) what() string { return f.whatIn(0) }
+
+// whatIn is what with the key cut in its middle to w cells (0: whole).
+func (f *flight) whatIn(w int) string {
+	if len(f.targets) != 1 {
+		return fmt.Sprintf("%s %d keys", f.action, len(f.targets))
 	}
-	return fmt.Sprintf("%s %d keys", f.action, len(f.targets))
+	k := safetext.Escape(f.targets[0])
+	if w > 0 {
+		k = cutMiddle(k, w)
+	}
+	return f.action + " " + k
 }
 
 // Update turns the spinner, stops waiting on esc, and quits on a second
@@ -126,19 +135,29 @@ func (f *flight) Spinner() string { return f.spin.View() }
 // View is the message line while the decision is in flight: what is
 // waited for, for how long, and the keys that act.
 func (f *flight) View() string {
-	st := f.styles
+	line := f.line(0)
+	// The key gives way first: what to press must stay on the line.
+	if over := ansi.StringWidth(line) + 2 - f.width; f.width > 0 && over > 0 && len(f.targets) == 1 {
+		line = f.line(max(ansi.StringWidth(safetext.Escape(f.targets[0]))-over, 8))
+	}
+	return f.Spinner() + f.styles.Soon.Render(line)
+}
+
+// line is the message, the key cut to keyW cells (0: whole).
+func (f *flight) line(keyW int) string {
 	secs := fmt.Sprintf("%ds", int(f.elapsed.Seconds()))
+	what := f.whatIn(keyW)
 	var parts []string
 	switch {
 	case f.stopped:
-		parts = []string{"stopping the wait: " + f.what() + " · " + secs}
+		parts = []string{"stopping the wait: " + what + " · " + secs}
 	case !f.quitAt.IsZero():
-		parts = []string{"not yet confirmed: " + f.what(), "waiting for the ledger " + secs, "q again quits anyway", "esc stops waiting"}
+		parts = []string{"not yet confirmed: " + what, "q again quits", "esc stops waiting", "waiting for the ledger " + secs}
 	default:
-		parts = []string{"waiting for the ledger " + secs + ": " + f.what(), "esc stops waiting"}
+		parts = []string{"waiting for the ledger " + secs + ": " + what, "esc stops waiting"}
 		if f.signer != "" {
-			parts = append(parts[:1], "signing as "+safetext.Escape(f.signer)+": touch your key if it asks", parts[1])
+			parts = append(parts, "signing as "+safetext.Escape(f.signer)+": touch your key if it asks")
 		}
 	}
-	return f.Spinner() + " " + st.Soon.Render(strings.Join(parts, " · "))
+	return strings.Join(parts, " · ")
 }

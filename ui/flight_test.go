@@ -2,6 +2,8 @@ package ui
 
 import (
 	"database/sql"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +66,7 @@ func TestQuitHeldWhileDecisionInFlight(t *testing.T) {
 	tm, release := lockedApproval(t, f, "refund:le-1", "refund 10 EUR")
 	tm.Send(press("q"))
 	waitFor(t, tm, "not yet confirmed: approve refund:le-1")
-	waitFor(t, tm, "q again quits anyway")
+	waitFor(t, tm, "q again quits")
 	release()
 	waitFor(t, tm, "approve: 1 done (refund:le-1)")
 	tm.Send(press("q")) // landed: q quits at once
@@ -171,4 +173,23 @@ func openAs(t *testing.T, f *fixture, sg ssh.Signer) *ledger.Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestFlightGolden: the message line while a decision is in flight, and
+// after one q, at the smallest and a wide screen (the answer is held
+// back: the command is not run).
+func TestFlightGolden(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{60, 20}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			f := newFixture(t)
+			f.guard("refund:customer-4411-2026-12-01-a", "refund", "refund 10 EUR", "refund-bot")
+			m := f.model(sz.w, sz.h, io.Discard)
+			m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:customer-4411-2026-12-01-a"}}})
+			m.Update(press("q"))
+			if m.deciding == nil {
+				t.Fatal("q dropped the decision in flight")
+			}
+			requireGolden(t, m.View())
+		})
+	}
 }

@@ -991,6 +991,9 @@ func (m *Model) layout() {
 	if m.full != nil {
 		m.full.SetSize(w, body)
 	}
+	if m.deciding != nil {
+		m.deciding.SetSize(w, 1)
+	}
 	m.log.SetSize(w, body)
 }
 
@@ -1045,6 +1048,8 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.dialog.ShortHelp()
 	case m.full != nil:
 		return m.full.ShortHelp()
+	case m.deciding != nil:
+		return m.deciding.ShortHelp()
 	case m.detail.Focused():
 		return m.detail.ShortHelp()
 	case m.showLog:
@@ -1213,7 +1218,7 @@ func (m *Model) statusBar(w int) string {
 	case m.deciding != nil && m.lastErr != "":
 		// A refusal while in flight (a second decision): said beside the
 		// spinner, which keeps turning.
-		msg = append(msg, m.deciding.Spinner()+" "+st.StatusError.Render("! "+m.lastErr))
+		msg = append(msg, m.deciding.Spinner()+st.StatusError.Render("! "+m.lastErr))
 	case m.deciding != nil:
 		msg = append(msg, m.deciding.View())
 	case m.lastErr != "":
