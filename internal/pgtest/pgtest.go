@@ -132,6 +132,16 @@ func Role(t testing.TB, dbURL, name, group string) string {
 	return WithRole(dbURL, strings.TrimPrefix(u.Path, "/"), role)
 }
 
+// Pooled reports whether the tests' roles connect through a pooler: the
+// URL they use reaches another address than the admin URL.
+func Pooled(t testing.TB) bool {
+	t.Helper()
+	Admin(t)
+	a, errA := url.Parse(admin)
+	c, errC := url.Parse(client)
+	return errA == nil && errC == nil && a.Host != c.Host
+}
+
 // WithRole is base with its database and user replaced.
 func WithRole(base, database, role string) string {
 	u, _ := url.Parse(base)
