@@ -1,9 +1,18 @@
 // Package pgtest gives tests a PostgreSQL database of their own on a
-// throwaway cluster: the one CI started (TOLLGATE_TEST_PG, an admin URL)
-// or, when that is unset, one this test process starts from the Debian
-// binaries (initdb, pg_ctl) in a temporary folder and stops when its
-// tests end. Tests that need PostgreSQL skip only where the binaries are
-// absent, and say so; TOLLGATE_REQUIRE_PG turns that skip into a failure.
+// throwaway cluster: the one CI started (TOLLGATE_TEST_PG) or, when that
+// is unset, one this test process starts with .ci/postgres and stops when
+// its tests end. Either way the cluster is set up as the README tells a
+// site to: scram-sha-256 passwords over TLS only, verified by name
+// (sslmode=verify-full), so every test role logs in that way.
+//
+// TOLLGATE_TEST_PG is the URL clients connect through (the server, or a
+// pooler such as pgbouncer in front of it); its user and database are
+// replaced per test. TOLLGATE_TEST_PG_ADMIN, when set, is a superuser's
+// URL straight to the server, for what a pooler does not pass on
+// (CREATE DATABASE, CREATE ROLE, terminating sessions); it defaults to
+// TOLLGATE_TEST_PG. Tests that need PostgreSQL skip only where the
+// binaries are absent, and say so; TOLLGATE_REQUIRE_PG turns that skip
+// into a failure.
 package pgtest
 
 import (
@@ -11,13 +20,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,12 +34,13 @@ import (
 )
 
 // Password is the test clusters' password for every role they create:
-// password authentication over TCP, as agents on other hosts would use.
+// scram-sha-256 over TLS, as agents on other hosts would log in.
 const Password = "tollgate-test"
 
 var (
 	once    sync.Once
-	admin   string // superuser URL
+	admin   string // superuser URL, straight to the server
+	client  string // the URL tests' roles connect through
 	stop    func()
 	failure error
 	seq     atomic.Int64
@@ -48,10 +55,11 @@ func Main(m interface{ Run() int }) int {
 	return code
 }
 
-// Admin returns the superuser URL of the test cluster, starting it once.
+// Admin returns a superuser URL straight to the test cluster's server,
+// starting the cluster once.
 func Admin(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { admin, stop, failure = start() })
+	once.Do(func() { admin, client, stop, failure = start() })
 	if failure != nil {
 		if errors.Is(failure, errNoBinaries) && os.Getenv("TOLLGATE_REQUIRE_PG") == "" {
 			t.Skipf("PostgreSQL tests skipped: %v", failure)
@@ -62,8 +70,9 @@ func Admin(t testing.TB) string {
 }
 
 // DB creates an empty database owned by a fresh login role (the schema's
-// owner, not a superuser) and returns that role's URL; the database is
-// dropped when the test ends.
+// owner, not a superuser) and returns that role's URL through
+// TOLLGATE_TEST_PG (with its TLS settings); the database is dropped when
+// the test ends.
 func DB(t testing.TB) string {
 	t.Helper()
 	a := Admin(t)
@@ -91,7 +100,7 @@ func DB(t testing.TB) string {
 		db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
 		db.Exec("DROP ROLE IF EXISTS " + name + "_owner")
 	})
-	return WithRole(a, name, name+"_owner")
+	return WithRole(client, name, name+"_owner")
 }
 
 // Role creates a login role that is a member of group (tollgate_agent or
@@ -123,6 +132,16 @@ func Role(t testing.TB, dbURL, name, group string) string {
 	return WithRole(dbURL, strings.TrimPrefix(u.Path, "/"), role)
 }
 
+// Pooled reports whether the tests' roles connect through a pooler: the
+// URL they use reaches another address than the admin URL.
+func Pooled(t testing.TB) bool {
+	t.Helper()
+	Admin(t)
+	a, errA := url.Parse(admin)
+	c, errC := url.Parse(client)
+	return errA == nil && errC == nil && a.Host != c.Host
+}
+
 // WithRole is base with its database and user replaced.
 func WithRole(base, database, role string) string {
 	u, _ := url.Parse(base)
@@ -145,66 +164,40 @@ func bin(name string) (string, error) {
 	return ms[len(ms)-1], nil
 }
 
-// start brings up a cluster: the one named by TOLLGATE_TEST_PG, or a new
-// one in a temporary folder, run as the postgres user when this process
-// is root (initdb refuses root).
-func start() (string, func(), error) {
+// start brings up a cluster: the one named by TOLLGATE_TEST_PG (and
+// TOLLGATE_TEST_PG_ADMIN), or a new one that .ci/postgres starts, so
+// that a test run on a workstation sees the same deployment as CI: TLS
+// with a certificate checked by name, scram-sha-256 passwords, nothing
+// else accepted. It returns the admin URL and the base URL clients use.
+func start() (admin, client string, stop func(), err error) {
 	if u := os.Getenv("TOLLGATE_TEST_PG"); u != "" {
-		return u, nil, nil
-	}
-	initdb, err := bin("initdb")
-	if err != nil {
-		return "", nil, err
-	}
-	pgctl, err := bin("pg_ctl")
-	if err != nil {
-		return "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "tollgate-pg-")
-	if err != nil {
-		return "", nil, err
-	}
-	run := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
-	if os.Geteuid() == 0 {
-		pg, err := user.Lookup("postgres")
-		if err != nil {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("running as root, and initdb refuses root: %w (create the postgres user)", err)
+		admin = os.Getenv("TOLLGATE_TEST_PG_ADMIN")
+		if admin == "" {
+			admin = u
 		}
-		uid, _ := strconv.Atoi(pg.Uid)
-		gid, _ := strconv.Atoi(pg.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
-		run = func(args ...string) *exec.Cmd {
-			return exec.Command("runuser", append([]string{"-u", "postgres", "--"}, args...)...)
+		return admin, u, nil, nil
+	}
+	for _, p := range []string{"initdb", "pg_ctl"} {
+		if _, err := bin(p); err != nil {
+			return "", "", nil, err
 		}
 	}
-	pw := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pw, []byte(Password+"\n"), 0o644); err != nil {
-		return "", nil, err
-	}
-	data := filepath.Join(dir, "data")
-	if out, err := run(initdb, "-D", data, "-U", "postgres", "--pwfile", pw, "--auth-local", "trust", "--auth-host", "scram-sha-256", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("initdb: %v: %s", err, out)
-	}
-	port, err := freePort()
+	script, err := ciScript("postgres")
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	opts := fmt.Sprintf("-k %s -c listen_addresses=127.0.0.1 -p %d -c fsync=off -c max_connections=200", dir, port)
-	if out, err := run(pgctl, "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+	var stderr strings.Builder
+	cmd := exec.Command(script)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", "", nil, fmt.Errorf("%s: %v: %s", script, err, stderr.String())
 	}
-	stop := func() {
-		run(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run()
-		os.RemoveAll(dir)
+	dir, u, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if !ok {
+		return "", "", nil, fmt.Errorf("%s printed %q, not a folder and a URL", script, out)
 	}
-	u := fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", Password, port)
+	stop = func() { exec.Command(script, "stop", dir).Run() }
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	db, err := sql.Open("pgx", u)
@@ -214,16 +207,27 @@ func start() (string, func(), error) {
 	}
 	if err != nil {
 		stop()
-		return "", nil, fmt.Errorf("connect to the test cluster: %w", err)
+		return "", "", nil, fmt.Errorf("connect to the test cluster: %w", err)
 	}
-	return u, stop, nil
+	return u, u, stop, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// ciScript finds .ci/NAME in the repository the tests run in (go test
+// runs a package's tests in its folder).
+func ciScript(name string) (string, error) {
+	dir, err := os.Getwd()
 	if err != nil {
-		return 0, err
+		return "", err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	for {
+		p := filepath.Join(dir, ".ci", name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("no .ci/%s above the test's folder to start a cluster with (or set TOLLGATE_TEST_PG)", name)
+		}
+		dir = up
+	}
 }

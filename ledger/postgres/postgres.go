@@ -16,9 +16,11 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"database/sql/driver"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -77,7 +79,8 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: ledger URL: %v", engine.ErrInvalidInput, redactErr(err))
 	}
-	e := &Engine{cfg: cfg, db: stdlib.OpenDB(*cfg), location: Redact(dsn), ro: opt.ReadOnly}
+	c := connector{Connector: stdlib.GetConnector(*cfg), detect: !namesExecMode(dsn)}
+	e := &Engine{cfg: cfg, db: sql.OpenDB(c), location: Redact(dsn), ro: opt.ReadOnly}
 	e.db.SetMaxOpenConns(8)
 	e.db.SetConnMaxIdleTime(time.Minute)
 	if err := e.prepare(ctx, opt); err != nil {
@@ -86,6 +89,10 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// namesExecMode reports whether dsn chooses pgx's query execution mode
+// itself (default_query_exec_mode), which Open then leaves alone.
+func namesExecMode(dsn string) bool { return strings.Contains(dsn, "default_query_exec_mode") }
 
 // Redact is dsn without its password, for messages and Location.
 func Redact(dsn string) string {
@@ -396,27 +403,33 @@ func (e *Engine) Backup(ctx context.Context, dest string) error {
 
 // Watch implements engine.Engine with LISTEN on the channel the events
 // trigger notifies at each commit (payload: the key only), on a
-// connection of its own; while that connection is down it falls back to
-// polling the chain head's sequence, one indexed row.
+// connection of its own, and polls the chain head's sequence (one indexed
+// row) whenever it is not sure to be told.
+//
+// It is not sure until a notification it sent itself, on a channel of its
+// own through the pool, has arrived: behind a pooler in transaction mode
+// (pgbouncer) LISTEN runs in whichever server session the statement got,
+// which then serves other clients while the watch's connection hears
+// nothing, so a watch that trusted LISTEN there would never wake. The
+// probe fails there, and the watch polls for good. It polls too while
+// the probe is in flight and once the listening connection is lost.
 func (e *Engine) Watch(ctx context.Context) (engine.Watch, error) {
-	w := &watch{db: e.db, last: -1, done: make(chan struct{})}
+	w := &watch{db: e.db, last: -1, done: make(chan struct{}), probed: make(chan struct{})}
 	conn, err := pgx.ConnectConfig(ctx, e.cfg.Copy())
-	if err == nil {
-		_, err = conn.Exec(ctx, "LISTEN tollgate")
-		if err != nil {
-			conn.Close(ctx)
-		}
-	}
 	if err != nil {
+		close(w.probed)
 		close(w.done) // polling only
 		return w, nil
 	}
 	lctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
-	w.listening.Store(true)
 	go w.listen(lctx, conn)
 	return w, nil
 }
+
+// probeWait bounds the wait for the watch's own notification: on a
+// direct connection it comes back in a round trip or two.
+const probeWait = 2 * time.Second
 
 // watch answers Changed from notifications while it listens, and from the
 // chain head's sequence otherwise.
@@ -428,19 +441,66 @@ type watch struct {
 	dirty     atomic.Bool
 	notified  atomic.Int64
 	cancel    context.CancelFunc
+	probed    chan struct{} // closed once the probe has succeeded or failed
 	done      chan struct{}
 }
 
 func (w *watch) listen(ctx context.Context, conn *pgx.Conn) {
 	defer close(w.done)
 	defer conn.Close(context.Background())
+	ok := w.probe(ctx, conn)
+	if ok {
+		_, err := conn.Exec(ctx, "LISTEN tollgate")
+		ok = err == nil
+	}
+	if ok {
+		// A commit between the last poll and LISTEN was told to no one:
+		// report one change, which costs the caller a read.
+		w.dirty.Store(true)
+		w.listening.Store(true)
+	}
+	close(w.probed)
+	if !ok {
+		return
+	}
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			w.listening.Store(false)
 			return
 		}
-		w.notified.Add(1)
-		w.dirty.Store(true)
+		if n.Channel == "tollgate" {
+			w.notified.Add(1)
+			w.dirty.Store(true)
+		}
+	}
+}
+
+// probe listens on a channel of its own, notifies it through the pool
+// (another session) and reports whether the notification arrived.
+func (w *watch) probe(ctx context.Context, conn *pgx.Conn) bool {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return false
+	}
+	ch := "tollgate_probe_" + hex.EncodeToString(b[:])
+	if _, err := conn.Exec(ctx, "LISTEN "+ch); err != nil {
+		return false
+	}
+	if _, err := w.db.ExecContext(ctx, "SELECT pg_notify($1, '')", ch); err != nil {
+		return false
+	}
+	pctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	for {
+		n, err := conn.WaitForNotification(pctx)
+		if err != nil {
+			return false
+		}
+		if n.Channel == ch {
+			_, err := conn.Exec(ctx, "UNLISTEN "+ch)
+			return err == nil
+		}
 	}
 }
 

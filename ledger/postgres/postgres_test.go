@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -15,23 +16,20 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // TestWatchWakesOnNotify: a commit by another connection that appends an
 // event is seen through LISTEN/NOTIFY, without a poll; with the listening
 // session terminated, the watch falls back to polling and still sees
-// the next commit.
+// the next commit. Behind a pooler in transaction mode, where a session's
+// LISTEN hears nothing, the watch's probe fails and it polls from the
+// start (TestWatchPollsBehindAPooler).
 func TestWatchWakesOnNotify(t *testing.T) {
 	ctx := context.Background()
 	u := pgtest.DB(t)
-	e, err := Open(ctx, u, Options{})
-	if err != nil {
-		t.Fatal(err)
+	if pgtest.Pooled(t) {
+		t.Skip("behind a pooler the watch polls (TestWatchPollsBehindAPooler)")
 	}
-	defer e.Close()
-	w, err := e.Watch(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := openWatch(t, u)
 	ww := w.(*watch)
+	<-ww.probed
 	if !ww.listening.Load() {
-		t.Fatal("the watch is not listening")
+		t.Fatal("the watch is not listening on a direct connection")
 	}
 	if ch, err := w.Changed(ctx); err != nil || !ch {
 		t.Fatalf("first call: %v %v", ch, err)
@@ -72,6 +70,52 @@ func TestWatchWakesOnNotify(t *testing.T) {
 	waitChanged(t, w)
 }
 
+// TestWatchPollsBehindAPooler: through pgbouncer in transaction mode the
+// watch's own notification never reaches it, so it does not trust LISTEN
+// and sees another session's commit by polling.
+func TestWatchPollsBehindAPooler(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.DB(t)
+	if !pgtest.Pooled(t) {
+		t.Skip("the tests connect straight to the server (TestWatchWakesOnNotify)")
+	}
+	w := openWatch(t, u)
+	ww := w.(*watch)
+	if ch, err := w.Changed(ctx); err != nil || !ch {
+		t.Fatalf("first call: %v %v", ch, err)
+	}
+	<-ww.probed
+	if ww.listening.Load() {
+		t.Fatal("the watch trusts LISTEN behind a pooler in transaction mode")
+	}
+	other, err := sql.Open("pgx", u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Exec("UPDATE chain_head SET seq = seq + 1"); err != nil {
+		t.Fatal(err)
+	}
+	waitChanged(t, w)
+}
+
+// openWatch opens the ledger at u and a watch on it, both closed when
+// the test ends.
+func openWatch(t *testing.T, u string) engine.Watch {
+	t.Helper()
+	e, err := Open(context.Background(), u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	w, err := e.Watch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
 func waitChanged(t *testing.T, w interface {
 	Changed(context.Context) (bool, error)
 }) {
@@ -99,6 +143,34 @@ func TestRebind(t *testing.T) {
 	} {
 		if got := Rebind(in); got != want {
 			t.Errorf("Rebind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPoolerDetected: a connection knows it is behind a pooler exactly
+// when the tests connect through one, and then runs every query unnamed;
+// a URL that names the execution mode is obeyed without the check.
+func TestPoolerDetected(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.DB(t)
+	for _, c := range []struct {
+		url    string
+		pooled bool
+	}{{u, pgtest.Pooled(t)}, {u + "&default_query_exec_mode=exec", false}} {
+		e, err := Open(ctx, c.url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := e.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pooled bool
+		sc.Raw(func(dc any) error { pooled = dc.(*conn).pooled; return nil })
+		sc.Close()
+		e.Close()
+		if pooled != c.pooled {
+			t.Errorf("%s: pooled = %v, want %v", Redact(c.url), pooled, c.pooled)
 		}
 	}
 }
