@@ -17,7 +17,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "migrate"}
+	"operators remove", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -45,11 +45,12 @@ func commands() map[string]command {
 		define("mcp serve", "[--agent A]", "serve the tools guard, report and status over MCP on stdin/stdout (no decision tool)", bindMCPServe, runMCPServe),
 		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] -- CMD ARGS...",
 			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),
-		define("verify", "[--witness FILE]", "prove every fact, the hash chain, payload digests and witnessed heads", bindWitness, runVerify),
+		define("verify", "[--witness FILE] [--archive FILE]", "prove every fact, the hash chain, payload digests and witnessed heads; --archive also proves an archive file", bindVerify, runVerify),
 		define("doctor", "[--agent-user NAME] [--key FILE]", "check whether this deployment enforces approval against the agent's user: exit 0 only when it does, 1 when it does not", bindDoctor, runDoctor),
-		define[noFlags]("export", "", "write the evidence of every action as JSON Lines", nil, runExport),
+		define("export", "[--archives]", "write the evidence of every action as JSON Lines; --archives reads archived actions' evidence from their archives", bindExport, runExport),
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
+		define("archive", "--settled-before DATE|DURATION --to FILE [--witness FILE]", "move settled actions, with every fact proving them, into an archive ledger; keep each key's digest and final state", bindArchive, runArchive),
 		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
 	cs = append(cs, setupCommands()...)
@@ -411,6 +412,10 @@ func statusText(w io.Writer, d ledger.Detail) {
 	for _, f := range d.Forged {
 		fmt.Fprintf(w, "FORGED:       %s\n", safetext.Escape(f))
 	}
+	if d.Archive != 0 {
+		fmt.Fprintf(w, "archived:     to %s (checkpoint %d); its facts and events are there: tollgate --db %s status %s\n",
+			safetext.Escape(d.ArchiveFile), d.Archive, safetext.Escape(d.ArchiveFile), safetext.Escape(d.Key))
+	}
 	if d.PermitID != "" {
 		fmt.Fprintf(w, "permit:       %s to %s, issued %s, lease until %s\n", d.PermitID, safetext.Escape(d.Holder), ts(d.Issued), ts(d.Lease))
 	}
@@ -759,7 +764,7 @@ func runEpochShow(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	})
 }
 
-func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
+func runVerify(ctx context.Context, c *cmdCtx, f *verifyFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
@@ -784,8 +789,16 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 			return answer{}, err
 		}
 		rep.Problems = append(rep.Problems, bad...)
+		var proof *ledger.ArchiveProof
+		if f.archive != "" {
+			p, err := proveArchive(ctx, s, f.archive)
+			if err != nil {
+				return answer{}, err
+			}
+			proof = &p
+		}
 		code := ExitOK
-		if !rep.OK() {
+		if !rep.OK() || proof != nil && !proof.OK() {
 			code = ExitError
 		} else if err := f.record(rep.Head(), "verify"); err != nil {
 			// Only a head that verified is witnessed: a witness must never
@@ -797,14 +810,18 @@ func runVerify(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 		}
 		return answer{code: code, json: struct {
 			ledger.VerifyReport
-			OK bool `json:"ok"`
-		}{rep, rep.OK()}, text: func(w io.Writer) {
+			Archive *ledger.ArchiveProof `json:"archive,omitempty"`
+			OK      bool                 `json:"ok"`
+		}{rep, proof, code == ExitOK}, text: func(w io.Writer) {
 			fmt.Fprintf(w, "ledger %s\nintegrity_check: %s\nevents: %d (chain head %s)\nfacts: %d proven by their events\nintents: %d (%d retained, %d recorded outside tollgate)\nwitnessed heads checked: %d (%s)\noperators file: %s\n",
 				rep.LedgerID, rep.Integrity, rep.Events, rep.ChainHead, rep.Facts, rep.Intents, rep.Payloads, rep.External, rep.Witnessed, safetext.Escape(wpath), safetext.Escape(rep.Anchor))
 			for _, p := range rep.Problems {
 				fmt.Fprintf(w, "PROBLEM %s\n", safetext.Escape(p.String()))
 			}
-			if rep.OK() {
+			if proof != nil {
+				writeArchiveProof(w, *proof)
+			}
+			if code == ExitOK {
 				fmt.Fprintln(w, "ok")
 			}
 		}}, nil
@@ -845,7 +862,7 @@ func copyLedger(ctx context.Context, c *cmdCtx, from string) (int, error) {
 	return ExitOK, nil
 }
 
-func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
+func runExport(ctx context.Context, c *cmdCtx, f *exportFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
@@ -856,7 +873,17 @@ func runExport(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		p := c.progress()
 		defer p.finish()
-		end, err := s.ExportWith(ctx, c.stdout, p.exported)
+		exp := s.ExportWith
+		if f.archives {
+			a, ok := s.(interface {
+				ExportArchives(context.Context, io.Writer, func(int)) (ledger.ExportEnd, error)
+			})
+			if !ok {
+				return answer{}, fmt.Errorf("%w: this ledger cannot read archives", ledger.ErrInvalidInput)
+			}
+			exp = a.ExportArchives
+		}
+		end, err := exp(ctx, c.stdout, p.exported)
 		if err == nil && !end.ChainVerified {
 			fmt.Fprintf(c.env.Stderr, "export: the evidence did not prove itself (%d problem(s), named on its last line); run tollgate verify\n", end.ProblemCount)
 			return answer{code: ExitError}, nil

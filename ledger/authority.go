@@ -58,11 +58,26 @@ func eventLinked(ctx context.Context, tx *Tx, seq int64) (bool, error) {
 	if at == nil || at.hash() != at.Hash {
 		return false, nil
 	}
+	// A neighbour archived away is its run of pruned events (archive.go).
+	var spanBefore, spanAfter sql.NullString
+	if before == nil && seq > 1 {
+		if err := tx.QueryRowContext(ctx, "SELECT last_hash FROM pruned_events WHERE last_seq = ?", seq-1).Scan(&spanBefore); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return false, err
+		}
+	}
+	if after == nil {
+		if err := tx.QueryRowContext(ctx, "SELECT first_prev FROM pruned_events WHERE first_seq = ?", seq+1).Scan(&spanAfter); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return false, err
+		}
+	}
 	switch {
-	case seq == 1 && at.PrevHash != zeroHash, seq > 1 && (before == nil || before.Hash != at.PrevHash):
+	case seq == 1 && at.PrevHash != zeroHash, seq > 1 && before != nil && before.Hash != at.PrevHash,
+		seq > 1 && before == nil && (!spanBefore.Valid || spanBefore.String != at.PrevHash):
 		return false, nil
 	case after != nil:
 		return after.PrevHash == at.Hash, nil
+	case spanAfter.Valid:
+		return spanAfter.String == at.Hash, nil
 	}
 	var head Head
 	err = tx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1").Scan(&head.Seq, &head.Hash)
@@ -71,6 +86,14 @@ func eventLinked(ctx context.Context, tx *Tx, seq int64) (bool, error) {
 	}
 	return head.Seq == seq && head.Hash == at.Hash, nil
 }
+
+// hashBeforeSQL and prevAfterSQL read, for an event e, the hash the
+// chain holds just before it and the prev_hash just after it: an event's,
+// or where that event was archived, its run of pruned events' (archive.go).
+const (
+	hashBeforeSQL = "coalesce((SELECT p.hash FROM events p WHERE p.seq = e.seq - 1), (SELECT s.last_hash FROM pruned_events s WHERE s.last_seq = e.seq - 1))"
+	prevAfterSQL  = "coalesce((SELECT n.prev_hash FROM events n WHERE n.seq = e.seq + 1), (SELECT s.first_prev FROM pruned_events s WHERE s.first_seq = e.seq + 1))"
+)
 
 // eventLink is an event's columns as a query joined them (NULL when no
 // event matched), for linked.

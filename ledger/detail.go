@@ -20,6 +20,10 @@ type keyRows struct {
 	sha256   string
 	stage    State
 	deadline int64
+	// archive is the id of the archive the key went to (0: live), with
+	// the reconciliation result its stub keeps.
+	archive    int64
+	archResult Result
 	// facts holds each key-scoped fact table's rows, by table name.
 	facts map[string][]factRow
 	// events are the key's events, oldest first; raw their details and
@@ -104,7 +108,8 @@ func (k *keyRows) one(table string) (factRow, *keyTable) {
 
 // pageSQL selects keys in order with the stage and deadline the facts
 // derive (the rule written once, in stageSQL and deadlineSQL).
-const pageSQL = "SELECT i.action_key, i.payload_sha256, " + stageSQL + ", " + deadlineSQL + factsFrom
+const pageSQL = "SELECT i.action_key, i.payload_sha256, coalesce(ak.state, " + stageSQL + "), " + deadlineSQL +
+	", coalesce(ak.archive_id, 0), coalesce(ak.result, '')" + factsFrom + archivedJoin
 
 // loadKeyRows reads, in one snapshot, the keys the intents select (where
 // is a condition on i.action_key, ending the query's WHERE; at most limit
@@ -116,7 +121,7 @@ func loadKeyRows(ctx context.Context, tx *Tx, where string, args []any, limit in
 		func(r *sql.Rows, k **keyRows) error {
 			*k = &keyRows{facts: map[string][]factRow{}}
 			var stage string
-			err := r.Scan(&(*k).key, &(*k).sha256, &stage, &(*k).deadline)
+			err := r.Scan(&(*k).key, &(*k).sha256, &stage, &(*k).deadline, &(*k).archive, &(*k).archResult)
 			(*k).stage = State(stage)
 			return err
 		})
@@ -206,7 +211,8 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 		d.Logical, d.Epoch = pk.Logical, pk.Epoch
 	}
 	d.SHA256 = k.sha256
-	var result Result
+	result := k.archResult
+	d.Archive = k.archive
 	if r, t := k.one("reconciliations"); r != nil {
 		result = Result(r.str(t, "result"))
 	}
@@ -280,6 +286,11 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 	}
 	k := page[0]
 	detailFrom(k, tx.now, d)
+	if d.Archive != 0 {
+		if err := tx.QueryRowContext(ctx, "SELECT file FROM archives WHERE id = ?", d.Archive).Scan(&d.ArchiveFile); err != nil {
+			return err
+		}
+	}
 	if r, t := k.one("payloads"); r != nil {
 		if c := r.str(t, "canonical"); c != "" {
 			if p, err := DecodePayload([]byte(c)); err == nil {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -70,6 +71,11 @@ func (s *Store) Export(ctx context.Context, w io.Writer) (ExportEnd, error) {
 // ExportWith is Export, calling progress (when not nil) with the number
 // of actions written after each page, so a long run can say how far it is.
 func (s *Store) ExportWith(ctx context.Context, w io.Writer, progress func(actions int)) (ExportEnd, error) {
+	return s.export(ctx, w, progress, func(x *exporter) {})
+}
+
+// export runs one exporter over this ledger, set up by setup.
+func (s *Store) export(ctx context.Context, w io.Writer, progress func(actions int), setup func(*exporter)) (ExportEnd, error) {
 	var end ExportEnd
 	err := s.read(ctx, func(tx *Tx) error {
 		end = ExportEnd{}
@@ -78,6 +84,7 @@ func (s *Store) ExportWith(ctx context.Context, w io.Writer, progress func(actio
 			return err
 		}
 		x.progress = progress
+		setup(x)
 		if err := x.run(ctx, tx); err != nil {
 			return err
 		}
@@ -87,12 +94,101 @@ func (s *Store) ExportWith(ctx context.Context, w io.Writer, progress func(actio
 	return end, err
 }
 
+// ExportArchives is Export with the archives this ledger's checkpoints
+// name: for each archived key, the line its archive proves (with the
+// archive's file and id) instead of the live ledger's stub; then every
+// live key. The last line is the live ledger's head; a problem in an
+// archive (one that does not prove itself, is missing, or is not the one
+// the checkpoint names) is named there too, with the file.
+func (s *Store) ExportArchives(ctx context.Context, w io.Writer, progress func(actions int)) (ExportEnd, error) {
+	type named struct {
+		row  archiveRow
+		keys map[string]bool
+	}
+	var archives []named
+	err := s.read(ctx, func(tx *Tx) error {
+		rows, err := loadArchives(ctx, tx)
+		archives = archives[:0]
+		for _, r := range rows {
+			keys, err := queryRows(ctx, tx, "SELECT action_key FROM archived_keys WHERE archive_id = ?", []any{r.id},
+				func(r *sql.Rows, k *string) error { return r.Scan(k) })
+			if err != nil {
+				return err
+			}
+			n := named{row: r, keys: map[string]bool{}}
+			for _, k := range keys {
+				n.keys[k] = true
+			}
+			archives = append(archives, n)
+		}
+		return err
+	})
+	if err != nil {
+		return ExportEnd{}, err
+	}
+	var problems []Problem
+	written := 0
+	archived := map[string]bool{}
+	for _, a := range archives {
+		for k := range a.keys {
+			archived[k] = true
+		}
+		bad := func(rule string, args ...any) {
+			problems = append(problems, Problem{Table: "archives", Row: fmt.Sprint("id=", a.row.id), Rule: a.row.file + ": " + fmt.Sprintf(rule, args...)})
+		}
+		as, err := Open(ctx, a.row.file, Options{ReadOnly: true, Existing: true})
+		if err != nil {
+			bad("cannot be opened (%v): its keys' lines are the live stubs", err)
+			for k := range a.keys {
+				delete(archived, k)
+			}
+			continue
+		}
+		end, err := as.export(ctx, w, nil, func(x *exporter) {
+			x.keep = func(k string) bool { return a.keys[k] }
+			x.archive.id, x.archive.file = a.row.id, a.row.file
+		})
+		as.Close()
+		if err != nil {
+			return ExportEnd{}, err
+		}
+		written += end.Actions
+		if end.Head.Seq != a.row.head.Seq || end.Head.Hash != a.row.head.Hash {
+			bad("its head is event %d %s, the checkpoint names %d %s", end.Head.Seq, end.Head.Hash, a.row.head.Seq, a.row.head.Hash)
+		}
+		if !end.ChainVerified {
+			bad("does not prove itself (%d problems)", end.ProblemCount)
+		}
+		if progress != nil {
+			progress(written)
+		}
+	}
+	end, err := s.export(ctx, w, func(n int) {
+		if progress != nil {
+			progress(written + n)
+		}
+	}, func(x *exporter) {
+		x.keep = func(k string) bool { return !archived[k] }
+		x.end.Problems, x.end.ProblemCount = problems, len(problems)
+	})
+	end.Actions += written
+	return end, err
+}
+
 type exporter struct {
 	w        *bufio.Writer
 	progress func(actions int)
 	end      ExportEnd
 	reg      *registry
 	link     *linkDigest
+	// keep, when set, chooses the keys whose lines are written (every
+	// key's events are still proven and linked); archive names the
+	// archive file the lines come from (ExportArchives).
+	keep    func(key string) bool
+	archive struct {
+		id   int64
+		file string
+	}
 }
 
 func newExporter(ctx context.Context, tx *Tx, w io.Writer) (*exporter, error) {
@@ -110,7 +206,14 @@ func newExporter(ctx context.Context, tx *Tx, w io.Writer) (*exporter, error) {
 	if x.link, err = newLinkDigest(); err != nil {
 		return nil, err
 	}
-	return x, nil
+	// A run of archived events links like one event spanning its seqs.
+	spans, err := loadSpans(ctx, tx, "")
+	for _, sp := range spans {
+		x.link.fold(sp.last, sp.hash)
+		x.link.fold(sp.first-1, sp.prev)
+		x.end.Events += sp.last - sp.first + 1
+	}
+	return x, err
 }
 
 // exportBatch is one page as the reader hands it to the writer: the keys'
@@ -182,8 +285,10 @@ func (x *exporter) run(ctx context.Context, tx *Tx) error {
 		return err
 	}
 	x.finish()
-	if err := x.write(x.end); err != nil {
-		return err
+	if x.archive.file == "" { // an archive's head goes into the live end line's checks
+		if err := x.write(x.end); err != nil {
+			return err
+		}
 	}
 	return x.w.Flush()
 }
@@ -259,7 +364,13 @@ func (x *exporter) line(k *keyRows, d Detail) error {
 	}
 	x.prove(k)
 	ok := x.end.ProblemCount == before
+	if x.keep != nil && !x.keep(k.key) {
+		return nil
+	}
 	d.dropForged(k.events)
+	if x.archive.file != "" {
+		d.Archive, d.ArchiveFile = x.archive.id, x.archive.file
+	}
 	e := Evidence{Detail: d, ChainVerified: ok, Events: len(k.events), Redaction: "retained"}
 	switch {
 	case !d.Retained:

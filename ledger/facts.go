@@ -72,6 +72,8 @@ var factTables = []factTable{
 	{name: "operators", id: "id", intID: true, cols: "id, name, name_key, action, public_key, fingerprint, at_ms", events: []string{evOperatorAdded, evOperatorRemoved}, since: 6},
 	{name: "votes", id: "id", intID: true, cols: "id, action_key, decision, operator, name_key, reason, at_ms", keyCol: "action_key", events: []string{evVote}, since: 6},
 	{name: "signatures", id: "id", intID: true, cols: "id, fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", events: []string{evSigned}, since: 6},
+	{name: "archives", id: "id", intID: true, cols: "id, file, ledger_id, through_seq, through_hash, head_seq, head_hash, keys, keys_sha256, spans, spans_sha256, settled_before_ms, operator, at_ms",
+		events: []string{evCheckpoint}, since: 9},
 }
 
 // Event types. An event either commits one fact row or, for the few in
@@ -102,7 +104,7 @@ const (
 // report and a reconciliation that are themselves proven.
 // The schema 8 marker commits no row either: it says where version 1
 // statements end (authority.go).
-var factlessEvents = map[string]bool{evDisagreement: true, evStatementsV2: true}
+var factlessEvents = map[string]bool{evDisagreement: true, evStatementsV2: true, evArchiveSealed: true}
 
 func factTableNamed(name string) *factTable {
 	for i := range factTables {
@@ -329,14 +331,19 @@ const (
 // justifies a permit.
 const committedDecision = " AND EXISTS (SELECT 1 FROM events ev WHERE ev.fact_table = 'decisions' AND ev.fact_row = d.action_key)"
 
-// loadFacts reads one key's stage from the facts inside tx.
+// archivedJoin joins a key's archive stub (archive.go): an archived key
+// keeps its intent and its final state, and nothing else.
+const archivedJoin = " LEFT JOIN archived_keys ak ON ak.action_key = i.action_key"
+
+// loadFacts reads one key's stage from the facts inside tx; an archived
+// key's is its stub's.
 func loadFacts(ctx context.Context, tx *Tx, key string) (keyFacts, error) {
 	var f keyFacts
 	var stage string
-	err := tx.QueryRowContext(ctx, "SELECT "+stageSQL+", "+deadlineSQL+
-		", coalesce(d.reason, ''), coalesce(c.result, ''), coalesce(e.mode, ''), coalesce(pl.agent, ''), coalesce(pl.kind, ''),"+
+	err := tx.QueryRowContext(ctx, "SELECT coalesce(ak.state, "+stageSQL+"), "+deadlineSQL+
+		", coalesce(d.reason, ''), coalesce(c.result, ak.result, ''), coalesce(e.mode, ''), coalesce(pl.agent, ''), coalesce(pl.kind, ''),"+
 		" pl.action_key IS NOT NULL, coalesce(pl.redacted, 0)"+factsFrom+
-		" LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = ?", key).
+		" LEFT JOIN payloads pl ON pl.action_key = i.action_key"+archivedJoin+" WHERE i.action_key = ?", key).
 		Scan(&stage, &f.Deadline, &f.Reason, &f.Result, &f.Policy, &f.Agent, &f.Kind, &f.Retained, &f.Redacted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, fmt.Errorf("%w: %s", ErrNotFound, key)

@@ -45,6 +45,9 @@ func childMain(mode string) int {
 		until, _ := strconv.ParseInt(os.Getenv("TOLLGATE_CHILD_UNTIL"), 10, 64)
 		return contendChild(m, path, id, time.UnixMilli(until))
 	}
+	if mode == "archive" {
+		return archiveChild(path, os.Getenv("TOLLGATE_CHILD_ARCHIVE"))
+	}
 	keys, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_KEYS"))
 	s, err := Open(ctx, path, Options{})
 	if err != nil {

@@ -114,7 +114,7 @@ func loadRegistry(ctx context.Context, tx *Tx) (*registry, error) {
 	}
 	rows, err := queryRows(ctx, tx, "SELECT t.id, t.name, t.name_key, t.action, t.public_key, t.fingerprint, t.at_ms, e.seq, e.fact_sha256, s.fingerprint, s.signed_ms, s.signature,"+
 		" e.action_key, e.type, e.actor, e.detail, e.at_ms, e.prev_hash, e.hash, e.fact_table, e.fact_row, e.hv,"+
-		" (SELECT p.hash FROM events p WHERE p.seq = e.seq - 1), (SELECT n.prev_hash FROM events n WHERE n.seq = e.seq + 1) FROM operators t"+
+		" "+hashBeforeSQL+", "+prevAfterSQL+" FROM operators t"+
 		" LEFT JOIN events e ON e.fact_table = 'operators' AND e.fact_row = CAST(t.id AS TEXT)"+sigJoin("operators", "id")+" ORDER BY t.id", nil,
 		func(r *sql.Rows, o *opRow) error {
 			o.vals = make([]any, 7)

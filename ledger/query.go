@@ -327,6 +327,10 @@ type Detail struct {
 	// Forged names rows of this key that no event commits (inserted by
 	// hand): evidence of tampering, shown, never taken as state.
 	Forged []string `json:"forged,omitempty"`
+	// Archive is the id of the archive the key's facts moved to (0: they
+	// are here); only its final state stays here (ArchiveFile names it).
+	Archive     int64  `json:"archive_id,omitempty"`
+	ArchiveFile string `json:"archive_file,omitempty"`
 }
 
 // dropForged sets aside a decision that no event of the key commits: it

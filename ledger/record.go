@@ -91,8 +91,8 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 	key := k.String()
 	out := Intent{Key: k, SHA256: digest}
 	var stored, storedCtx, storedCtxText string
-	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, coalesce(pl.context_sha256, ''), coalesce(pl.context, '') FROM intents i
-		LEFT JOIN payloads pl ON pl.action_key = i.action_key WHERE i.action_key = ?`, key).Scan(&stored, &storedCtx, &storedCtxText)
+	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, coalesce(pl.context_sha256, ak.context_sha256, ''), coalesce(pl.context, '') FROM intents i
+		LEFT JOIN payloads pl ON pl.action_key = i.action_key`+archivedJoin+` WHERE i.action_key = ?`, key).Scan(&stored, &storedCtx, &storedCtxText)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if fe, err := checkFence(ctx, tx, k, digest, opt.Agent, now); fe != nil || err != nil {

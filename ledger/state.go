@@ -176,11 +176,27 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest
 		return r, false
 	}
 	var packed string
-	if row.Scan(&packed) != nil {
+	if err := row.Scan(&packed); errors.Is(err, sql.ErrNoRows) {
+		// Not in the projection: perhaps archived (archive.go). Only a
+		// key the projection lacks pays for this second look.
+		switch {
+		case s.fastArchived != nil:
+			row = s.fastArchived.QueryRowContext(ctx, key)
+		default:
+			row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastArchivedQuery), key)
+		}
+		if row.Scan(&packed) != nil {
+			return r, false
+		}
+	} else if err != nil {
 		return r, false
 	}
 	return r, r.unpack(packed) && r.SHA256 == digest && r.Context == contextDigest
 }
+
+// fastArchivedQuery packs an archived key's stub as fastCols packs an
+// index row: its final state, no deadline, no retained payload.
+const fastArchivedQuery = "SELECT i.payload_sha256 || ak.state || ' 0 0' || ak.context_sha256 || ' ' FROM archived_keys ak JOIN intents i ON i.action_key = ak.action_key WHERE ak.action_key = ?"
 
 // epochIs reports whether epoch is the active one ("" when none was ever
 // activated), read as fastLookup reads, outside any transaction. Any

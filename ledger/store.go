@@ -88,14 +88,19 @@ type Store struct {
 	wc   *stmtCache
 	rc   *stmtCache
 	fast *sql.Stmt // fastLookup
-	now  func() time.Time
+	// fastArchived is fastLookup's second look, for a key archived away.
+	fastArchived *sql.Stmt
+	now          func() time.Time
 	// engineClock is set when no clock was injected: an engine with a
 	// shared clock (PostgreSQL) then judges deadlines.
 	engineClock bool
 	// noEngineClock is set once the engine answered it has no clock.
 	noEngineClock atomic.Bool
 	ro            bool
-	one           bool // OneShot
+	// sealed is set on an archive file (its chain ends with its seal):
+	// every write is refused.
+	sealed bool
+	one    bool // OneShot
 	// id is the ledger id, cached for the writer.
 	id idCache
 	// signers, operator and anchor: see Options.
@@ -197,12 +202,23 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	if s.w != nil {
 		s.wc = newStmtCache(s.w, s.one, rebind)
 	}
+	// An archive file is sealed: its last event ends it, and nothing is
+	// ever written to it again (archive.go).
+	db := s.r
+	if s.one {
+		db = s.w
+	}
+	var last string
+	err := db.QueryRowContext(ctx, eng.Rebind("SELECT type FROM events WHERE seq = (SELECT seq FROM chain_head WHERE one = 1)")).Scan(&last)
+	s.sealed = err == nil && last == evArchiveSealed
 	s.rc = newStmtCache(s.r, s.one, rebind)
 	if s.one {
 		return s, nil // fastLookup asks the writer connection, unprepared
 	}
-	var err error
 	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery(eng))); err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
+	}
+	if s.fastArchived, err = s.r.PrepareContext(ctx, eng.Rebind(fastArchivedQuery)); err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 	}
 	return s, nil
@@ -248,6 +264,9 @@ func (s *Store) Close() error {
 	if s.fast != nil {
 		s.fast.Close()
 	}
+	if s.fastArchived != nil {
+		s.fastArchived.Close()
+	}
 	if s.rc != nil {
 		s.rc.close()
 	}
@@ -267,6 +286,9 @@ func SchemaVersion() int { return sqlite.SchemaVersion() }
 func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 	if s.w == nil {
 		return fmt.Errorf("%w: ledger opened read-only", ErrReadOnly)
+	}
+	if s.sealed {
+		return fmt.Errorf("%w: this ledger is a sealed archive; write to the live ledger", ErrReadOnly)
 	}
 	if s.grouped {
 		return s.writeGrouped(ctx, fn)

@@ -139,8 +139,7 @@ func checkWitness(ctx context.Context, tx *Tx, heads []Head, id, path string) er
 	if newest == nil || newest.Seq == 0 {
 		return nil
 	}
-	var hash string
-	err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", newest.Seq).Scan(&hash)
+	hash, err := witnessedHash(ctx, tx, *newest)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return integrityError("the witness saw event %d of this ledger, which it no longer contains: it was rolled back or restored from an older copy", newest.Seq)
@@ -226,4 +225,27 @@ func (s *Store) Head(ctx context.Context) (Head, error) {
 		return err
 	})
 	return h, err
+}
+
+// witnessedHash is the hash the chain holds at a witnessed head's seq:
+// the event's, or for an archived event the hash its run of pruned events
+// ends with. Inside a run only its ends are kept here, so a head witnessed
+// there is taken as witnessed (the checkpoint committed the run, and
+// verify --archive proves the archive's events are the ones it replaced).
+// No event and no run: sql.ErrNoRows.
+func witnessedHash(ctx context.Context, tx *Tx, h Head) (string, error) {
+	var hash string
+	err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", h.Seq).Scan(&hash)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return hash, err
+	}
+	var last int64
+	if err := tx.QueryRowContext(ctx, "SELECT last_seq, last_hash FROM pruned_events WHERE first_seq <= ? AND last_seq >= ? ORDER BY first_seq DESC LIMIT 1",
+		h.Seq, h.Seq).Scan(&last, &hash); err != nil {
+		return "", err
+	}
+	if last != h.Seq {
+		return h.Hash, nil
+	}
+	return hash, nil
 }
