@@ -3,10 +3,10 @@ package ledger
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
