@@ -14,7 +14,9 @@ import (
 // file, and the archive itself grants nothing.
 func TestArchiveCommand(t *testing.T) {
 	if onPostgres {
-		r := run(t, newDB(t), "", "archive", "--settled-before", "1d", "--to", filepath.Join(t.TempDir(), "a.db"))
+		db := newDB(t)
+		want(t, run(t, db, "", "migrate"), cli.ExitOK)
+		r := run(t, db, "", "archive", "--settled-before", "1d", "--to", filepath.Join(t.TempDir(), "a.db"))
 		if r.code == cli.ExitOK || !strings.Contains(r.stderr, "SQLite") {
 			t.Fatalf("archive on PostgreSQL: %d %s", r.code, r.stderr)
 		}

@@ -231,7 +231,7 @@ func archiveCheckpoint(ctx context.Context, tx *Tx, file string, through, head H
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) + 1 FROM archives").Scan(&id); err != nil {
 		return 0, 0, err
 	}
-	restore, err := suspendAppendOnly(ctx, tx)
+	restore, err := suspendAppendOnly(ctx, tx, appendOnlyTables...)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -318,7 +318,7 @@ func chooseArchived(ctx context.Context, tx *Tx, through, cutoff int64) ([]archi
 // keyedFacts are the fact tables whose rows belong to one key, and go
 // with it, each before the table its foreign key names; signatures are
 // found through the rows they sign.
-var keyedFacts = []string{"reconciliations", "reports", "report_refusals", "votes", "decisions", "permits", "approval_requests", "policy_evals", "payloads"}
+var keyedFacts = []string{"set_aside", "reconciliations", "reports", "report_refusals", "votes", "decisions", "permits", "approval_requests", "policy_evals", "payloads"}
 
 // removeKeys deletes the keys' facts, the signatures over them, their
 // events and their projection rows, and returns the removed events'
@@ -399,13 +399,12 @@ func keepSpans(ctx context.Context, tx *Tx, seqs []int64, archive int64) (int, e
 // inside its own transaction only.
 var appendOnlyTables = append([]string{"signatures", "events", "action_index"}, keyedFacts...)
 
-// suspendAppendOnly drops the DELETE triggers of the tables archive
-// removes rows from, inside tx, and returns the function that creates
+// suspendAppendOnly drops the DELETE triggers of tables (SQLite's), inside tx, and returns the function that creates
 // them again from their own SQL before tx commits. A run killed in
 // between rolls back with its transaction: the triggers are never gone
 // for anyone else.
-func suspendAppendOnly(ctx context.Context, tx *Tx) (func() error, error) {
-	in := "'" + strings.Join(appendOnlyTables, "', '") + "'"
+func suspendAppendOnly(ctx context.Context, tx *Tx, tables ...string) (func() error, error) {
+	in := "'" + strings.Join(tables, "', '") + "'"
 	type trig struct{ name, sql string }
 	trigs, err := queryRows(ctx, tx, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ("+in+") AND sql LIKE '%BEFORE DELETE%' ORDER BY name",
 		nil, func(r *sql.Rows, t *trig) error { return r.Scan(&t.name, &t.sql) })

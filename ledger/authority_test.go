@@ -262,15 +262,28 @@ func TestForgedDecisionIsEvidenceNotState(t *testing.T) {
 		if err != nil || a.State != StatePending || a.PermitID != "" {
 			t.Fatalf("%s: guard: %+v %v, want still pending", forged, a, err)
 		}
-		// The real operator is not told "already decided": the forgery is
-		// named for what it is, and nothing is stored beside it.
-		_, err = openAs(t, w.path, w.clk, nil, w.alice).Approve(ctx, key, "", "")
-		if errors.Is(err, approvals.ErrAlreadyDecided) || !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "inserted by hand") {
-			t.Fatalf("%s: alice's approval: %v", forged, err)
-		}
 		rep, err := agent.Verify(ctx)
 		if err != nil || rep.OK() {
 			t.Fatalf("%s: verify: %+v %v", forged, rep.Problems, err)
+		}
+		// The forged row does not block the real operator (SPEC 7): her
+		// approval sets it aside as evidence, committed by its own event,
+		// and takes the slot; the key is approved by her and gets its
+		// permit, and the forgery stays on record in status.
+		if _, err := openAs(t, w.path, w.clk, nil, w.alice).Approve(ctx, key, "", ""); err != nil {
+			t.Fatalf("%s: alice's approval: %v", forged, err)
+		}
+		d, err = agent.Status(ctx, key)
+		if err != nil || d.State != StateApproved || d.Decision == nil || d.Decision.Operator != "alice" || len(d.Forged) != 1 ||
+			!strings.Contains(d.Forged[0], "set aside") || !strings.Contains(d.Forged[0], "mallory") {
+			t.Fatalf("%s: status after the real approval: %s %+v %v %v", forged, d.State, d.Decision, d.Forged, err)
+		}
+		a, err = agent.Guard(ctx, key, Payload{"ask", "acct-1", "refund 40"}, GuardOptions{Agent: "agent-7"})
+		if err != nil || a.PermitID == "" {
+			t.Fatalf("%s: guard after the real approval: %+v %v", forged, a, err)
+		}
+		if rep, err := agent.Verify(ctx); err != nil || !rep.OK() {
+			t.Fatalf("%s: verify after the forged row was set aside: %+v %v", forged, rep.Problems, err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/tollgate-dev/tollgate/approvals"
@@ -213,6 +214,12 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 	d.SHA256 = k.sha256
 	result := k.archResult
 	d.Archive = k.archive
+	if t := keyTableNamed("set_aside"); t != nil {
+		for _, r := range k.facts["set_aside"] {
+			d.Forged = append(d.Forged, fmt.Sprintf("%s row %s set aside by %s when the real decision was made: no event committed it; evidence of tampering",
+				r.str(t, "fact_table"), r.str(t, "row_json"), r.str(t, "operator")))
+		}
+	}
 	if r, t := k.one("reconciliations"); r != nil {
 		result = Result(r.str(t, "result"))
 	}

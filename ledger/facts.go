@@ -74,6 +74,7 @@ var factTables = []factTable{
 	{name: "signatures", id: "id", intID: true, cols: "id, fact_table, fact_row, fingerprint, signed_ms, signature, at_ms", events: []string{evSigned}, since: 6},
 	{name: "archives", id: "id", intID: true, cols: "id, file, ledger_id, through_seq, through_hash, head_seq, head_hash, keys, keys_sha256, spans, spans_sha256, settled_before_ms, operator, at_ms",
 		events: []string{evCheckpoint}, since: 9},
+	{name: "set_aside", id: "id", intID: true, cols: "id, action_key, fact_table, row_json, operator, at_ms", keyCol: "action_key", events: []string{evSetAside}, since: 9},
 }
 
 // Event types. An event either commits one fact row or, for the few in
@@ -98,6 +99,7 @@ const (
 	evOperatorRemoved   = "operator_removed"
 	evVote              = "vote"
 	evSigned            = "signed"
+	evSetAside          = "set_aside"
 )
 
 // factlessEvents commit no row: a flagged disagreement is derived from a

@@ -563,7 +563,7 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 				return &vote, nil
 			}
 		}
-		if err := decisionSlotFree(ctx, tx, key); err != nil {
+		if err := setAsideForged(ctx, tx, key, op, now); err != nil {
 			return nil, err
 		}
 		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), op, reason, now)
@@ -583,17 +583,48 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 	return d, err
 }
 
-// decisionSlotFree refuses, naming the forgery, when a decisions row that
-// no event commits occupies the key: the real decision cannot be stored
-// beside it (one row per key), and storing it must not launder the forged
-// row. Nothing is written; verify names the row, and an operator restores
-// the ledger from a backup taken before it.
-func decisionSlotFree(ctx context.Context, tx *Tx, key string) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM decisions WHERE action_key = ?", key).Scan(&n); err != nil || n == 0 {
+// setAsideForged frees the key's decision slot when a decisions row that
+// no event commits (inserted by hand) holds it: the row moves, whole, to
+// set_aside as evidence committed by its own event, and the real decision
+// takes the slot (SPEC 7: a forged row never blocks a real decision).
+// Only SQLite ledgers can hold one that way: on PostgreSQL no agent role
+// may insert a decision, so a row there was forged by the schema's owner
+// and is refused as an integrity failure, with nothing written.
+func setAsideForged(ctx context.Context, tx *Tx, key, op string, now int64) error {
+	t := factTableNamed("decisions")
+	vals, err := scanFact(tx.QueryRowContext(ctx, "SELECT "+t.cols+" FROM decisions WHERE action_key = ?", key), t.ncols())
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	return integrityError("key %s: a decisions row that no event commits (inserted by hand) occupies its decision; nothing was stored", key)
+	if tx.server {
+		return integrityError("key %s: a decisions row that no event commits occupies its decision; nothing was stored", key)
+	}
+	row := map[string]any{}
+	for i, c := range strings.Split(t.cols, ", ") {
+		row[c] = vals[i]
+	}
+	j, err := json.Marshal(row)
+	if err != nil {
+		return err
+	}
+	ref, err := insertFact(ctx, tx, "set_aside", "action_key, fact_table, row_json, operator, at_ms", key, "decisions", string(j), op, now)
+	if err != nil {
+		return err
+	}
+	if err := appendEvent(ctx, tx, key, evSetAside, op, map[string]any{"table": "decisions", "why": "no event commits it"}, now, &ref); err != nil {
+		return err
+	}
+	restore, err := suspendAppendOnly(ctx, tx, "decisions")
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM decisions WHERE action_key = ?", key); err != nil {
+		return err
+	}
+	return restore()
 }
 
 // DecisionError reports a refused decision; it unwraps to one of the

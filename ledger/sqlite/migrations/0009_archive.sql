@@ -62,3 +62,21 @@ CREATE TRIGGER pruned_events_no_update BEFORE UPDATE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
 CREATE TRIGGER pruned_events_no_delete BEFORE DELETE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
+
+-- Evidence set aside (SPEC 7: a forged row never blocks a real decision).
+-- A decisions row that no event commits (inserted by hand) holds the
+-- key's one decision slot; an operator's real decision moves it here,
+-- whole, as evidence committed by its own event, and takes the slot.
+CREATE TABLE set_aside (
+    id         INTEGER PRIMARY KEY,
+    action_key TEXT NOT NULL,
+    fact_table TEXT NOT NULL CHECK(fact_table = 'decisions'),
+    row_json   TEXT NOT NULL CHECK(length(row_json) <= 20000),
+    operator   TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL
+) STRICT;
+CREATE INDEX set_aside_key ON set_aside(action_key, id);
+CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
