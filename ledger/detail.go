@@ -258,7 +258,7 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 	rt := keyTableNamed("reports")
 	for _, r := range k.facts["reports"] {
 		d.Reports = append(d.Reports, ReportRow{Outcome: Outcome(r.str(rt, "outcome")), Ref: r.str(rt, "ref"),
-			Latency: r.num(rt, "latency_ms"), Kind: r.str(rt, "kind"), At: fromMS(r.num(rt, "at_ms"))})
+			Latency: r.num(rt, "latency_ms"), Kind: r.str(rt, "kind"), At: fromMS(r.num(rt, "at_ms")), Result: r.str(rt, "result")})
 	}
 	if r, t := k.one("reconciliations"); r != nil {
 		rc := &Reconciliation{Key: k.key, Result: result, Operator: r.str(t, "operator"), Note: r.str(t, "note"), At: fromMS(r.num(t, "at_ms"))}

@@ -58,6 +58,12 @@ func CheckReportInput(key string, outcome Outcome, opt ReportOptions) error {
 	if err := checkText("ref", opt.Ref); err != nil {
 		return err
 	}
+	if len(opt.Result) > MaxResultLen {
+		return fmt.Errorf("%w: a result is at most %d bytes (got %d)", ErrInvalidInput, MaxResultLen, len(opt.Result))
+	}
+	if !validUTF8(opt.Result) {
+		return fmt.Errorf("%w: result must be valid UTF-8", ErrInvalidInput)
+	}
 	if opt.Latency < 0 || opt.Latency > MaxLease {
 		return fmt.Errorf("%w: a latency is between 0 and %s (got %s)", ErrInvalidInput, MaxLease, opt.Latency)
 	}

@@ -355,6 +355,8 @@ type ReportRow struct {
 	Latency int64     `json:"latency_ms"`
 	Kind    string    `json:"kind"`
 	At      time.Time `json:"at"`
+	// Result is what the action returned, when its reporter kept it.
+	Result string `json:"result,omitempty"`
 }
 
 // Status returns everything known about key in one snapshot.

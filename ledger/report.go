@@ -46,7 +46,16 @@ type ReportOptions struct {
 	// the payload.
 	Ref     string
 	Latency time.Duration
+	// Result is what the action returned (an MCP tool's result, say),
+	// at most MaxResultLen bytes of valid UTF-8, kept with the report so
+	// that a caller that lost the first answer can be given it again
+	// (mcpgate's proxy replays it). Empty keeps none; a redacted action's
+	// caller passes none.
+	Result string
 }
+
+// MaxResultLen bounds a stored result.
+const MaxResultLen = 64 << 10
 
 // ReportAnswer is the result of Report.
 type ReportAnswer struct {
@@ -126,8 +135,8 @@ func reportTx(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome
 		ans.Replayed = n > 0
 	}
 	if !ans.Replayed {
-		ref, err := insertFact(ctx, tx, "reports", "action_key, permit_id, outcome, ref, latency_ms, kind, at_ms",
-			key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), kind, now)
+		ref, err := insertFact(ctx, tx, "reports", "action_key, permit_id, outcome, ref, latency_ms, kind, at_ms, result",
+			key, permitID, string(outcome), opt.Ref, opt.Latency.Milliseconds(), kind, now, opt.Result)
 		if err != nil {
 			return refused[ReportAnswer]{val: ans}, err
 		}

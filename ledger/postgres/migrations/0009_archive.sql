@@ -53,3 +53,9 @@ BEGIN
     END LOOP;
 END $$;
 GRANT SELECT ON archives, archived_keys, pruned_events, set_aside TO tollgate_agent, tollgate_operator;
+
+-- A report may keep what the action returned (bounded), so that a caller
+-- that lost the first answer can be given it again (the MCP proxy's
+-- replay). The row hash covers it only where it is set: older reports
+-- stay proven by their events.
+ALTER TABLE reports ADD COLUMN result TEXT COLLATE "C" NOT NULL DEFAULT '' CHECK (octet_length(result) <= 65536);

@@ -80,3 +80,9 @@ CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
 BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
 CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
 BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+
+-- A report may keep what the action returned (bounded), so that a caller
+-- that lost the first answer can be given it again (the MCP proxy's
+-- replay). The row hash covers it only where it is set: older reports
+-- stay proven by their events.
+ALTER TABLE reports ADD COLUMN result TEXT NOT NULL DEFAULT '' CHECK(length(result) <= 65536);
