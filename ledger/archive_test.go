@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
 )
 
 // archiveFixture fills a ledger with one action in each state that
@@ -189,6 +190,11 @@ func TestArchiveMovesSettledAndKeepsPromises(t *testing.T) {
 	}
 	if fromArchive != len(want) || len(lines)-1 != end.Actions || end.Actions != strings.Count(plain.String(), "\n")-1 {
 		t.Fatalf("export --archives: %d lines from the archive of %d, %d lines, %d actions; plain export %d lines", fromArchive, len(want), len(lines)-1, end.Actions, strings.Count(plain.String(), "\n")-1)
+	}
+	// A shell's INSERT OR REPLACE cannot bring an archived key back as a
+	// new one (it deletes without firing the delete trigger).
+	if _, err := rawDB(t, s.Path()).Exec("INSERT OR REPLACE INTO intents VALUES ('ok-1', ?, 'recorded')", strings.Repeat("a", 64)); err == nil {
+		t.Fatal("INSERT OR REPLACE of an archived key's intent succeeded")
 	}
 	// The archive is sealed: no agent gets anything from it.
 	a, err := Open(ctx, file, Options{})
@@ -416,4 +422,42 @@ func TestArchiveKilled(t *testing.T) {
 		t.Fatalf("%d keys archived, want the %d settled ones", n, settled)
 	}
 	t.Logf("%d of %d runs killed", killed, rounds)
+}
+
+// TestArchivedLedgerCopiesToPostgres: migrate --from carries an archived
+// ledger whole (stubs, runs, checkpoints, evidence set aside): the copy
+// proves the same head, still replays an archived key, and proves the
+// archive file.
+func TestArchivedLedgerCopiesToPostgres(t *testing.T) {
+	if onPostgres {
+		t.Skip("runs once, in the SQLite pass: it makes its own PostgreSQL database")
+	}
+	s, c, want := archiveFixture(t)
+	file := filepath.Join(t.TempDir(), "archive.db")
+	if _, err := s.Archive(ctx, ArchiveOptions{SettledBefore: c.Now().Add(-time.Hour), To: file, Operator: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	dst := pgtest.DB(t)
+	h, err := CopyToPostgres(ctx, s.Path(), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live, _ := s.Head(ctx); h.Seq != live.Seq || h.Hash != live.Hash {
+		t.Fatalf("the copy's head %+v, the source's %+v", h, live)
+	}
+	pg, err := Open(ctx, dst, Options{Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	a, err := pg.Guard(ctx, "ok-1", Payload{"refund", "t-ok-1", "body of ok-1"}, GuardOptions{Agent: "bot"})
+	if err != nil || a.State != want["ok-1"] || !a.Replayed || a.PermitID != "" {
+		t.Fatalf("retry of an archived key on the copy: %v %+v", err, a)
+	}
+	if p, err := pg.VerifyArchive(ctx, file); err != nil || !p.OK() {
+		t.Fatalf("verify --archive on the copy: %v %+v %+v", err, p.Report.Problems, p.Problems)
+	}
+	if _, err := pg.Archive(ctx, ArchiveOptions{SettledBefore: c.Now(), To: filepath.Join(t.TempDir(), "b.db"), Operator: "alice"}); !errors.Is(err, ErrArchive) {
+		t.Fatalf("archive on PostgreSQL: %v", err)
+	}
 }

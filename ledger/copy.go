@@ -14,16 +14,16 @@ import (
 // foreign keys: each table after those it references. The projection is
 // copied before intents, so that the intents trigger finds each row there.
 var copyOrder = []string{
-	"ledger_meta", "events", "action_index", "intents", "payloads", "conflicts", "policy_rules", "policy_evals",
+	"ledger_meta", "events", "action_index", "archives", "archived_keys", "pruned_events", "intents", "payloads", "conflicts", "policy_rules", "policy_evals",
 	"approval_requests", "decisions", "permits", "reports", "report_refusals", "reconciliations", "epochs",
-	"fenced", "conflict_reviews", "fenced_reviews", "operators", "signatures", "votes",
+	"fenced", "conflict_reviews", "fenced_reviews", "operators", "signatures", "votes", "set_aside",
 }
 
 // identityCols are the columns a PostgreSQL sequence numbers: after a
 // copy each sequence continues after the largest copied value.
 var identityCols = map[string]string{
 	"conflicts": "id", "action_index": "id", "policy_rules": "id", "reports": "id", "report_refusals": "id",
-	"epochs": "seq", "fenced": "id", "operators": "id", "signatures": "id", "votes": "id",
+	"epochs": "seq", "fenced": "id", "operators": "id", "signatures": "id", "votes": "id", "set_aside": "id",
 }
 
 // CopyToPostgres copies the ledger at src (an SQLite file, read in one

@@ -59,3 +59,17 @@ GRANT SELECT ON archives, archived_keys, pruned_events, set_aside TO tollgate_ag
 -- replay). The row hash covers it only where it is set: older reports
 -- stay proven by their events.
 ALTER TABLE reports ADD COLUMN result TEXT COLLATE "C" NOT NULL DEFAULT '' CHECK (octet_length(result) <= 65536);
+
+-- An archived key keeps its intent but no projection row: a copy of an
+-- archived ledger (migrate --from) brings its stubs before its intents.
+CREATE OR REPLACE FUNCTION tollgate_index_intent() RETURNS trigger LANGUAGE plpgsql
+SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM archived_keys WHERE action_key = NEW.action_key) THEN
+        RETURN NULL;
+    END IF;
+    -- A row already there was copied with its ledger (migrate --from).
+    INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES (NEW.action_key, NEW.action_key, NEW.payload_sha256)
+        ON CONFLICT (action_key) DO NOTHING;
+    RETURN NULL;
+END $$;

@@ -86,3 +86,15 @@ BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
 -- replay). The row hash covers it only where it is set: older reports
 -- stay proven by their events.
 ALTER TABLE reports ADD COLUMN result TEXT NOT NULL DEFAULT '' CHECK(length(result) <= 65536);
+
+-- An archived key keeps its intent row: a shell's INSERT OR REPLACE of it
+-- (which deletes without firing the delete trigger) must not bring it
+-- back as a new key.
+DROP TRIGGER intents_index;
+CREATE TRIGGER intents_index AFTER INSERT ON intents
+BEGIN
+    SELECT RAISE(ABORT, 'intents is append-only: a key is never replaced')
+    WHERE EXISTS (SELECT 1 FROM action_index WHERE action_key = NEW.action_key)
+       OR EXISTS (SELECT 1 FROM archived_keys WHERE action_key = NEW.action_key);
+    INSERT INTO action_index(action_key, logical_key, payload_sha256) VALUES (NEW.action_key, NEW.action_key, NEW.payload_sha256);
+END;
