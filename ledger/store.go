@@ -392,7 +392,15 @@ func (e *commitError) Error() string { return "commit: " + e.err.Error() }
 func (e *commitError) Unwrap() error { return e.err }
 
 func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
-	stx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opt := &sql.TxOptions{ReadOnly: true}
+	if s.eng.Name() != "sqlite" {
+		// One snapshot for every statement of the read (verify, export,
+		// status read many): PostgreSQL's default, READ COMMITTED, gives
+		// each statement its own, and a verify racing a writer would see
+		// the events of one moment and the chain head of the next.
+		opt.Isolation = sql.LevelRepeatableRead
+	}
+	stx, err := s.r.BeginTx(ctx, opt)
 	if err != nil {
 		return err
 	}
