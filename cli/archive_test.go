@@ -13,15 +13,6 @@ import (
 // conflict, status says where the facts went, verify --archive proves the
 // file, and the archive itself grants nothing.
 func TestArchiveCommand(t *testing.T) {
-	if onPostgres {
-		db := newDB(t)
-		want(t, run(t, db, "", "migrate"), cli.ExitOK)
-		r := run(t, db, "", "archive", "--settled-before", "1d", "--to", filepath.Join(t.TempDir(), "a.db"))
-		if r.code == cli.ExitOK || !strings.Contains(r.stderr, "SQLite") {
-			t.Fatalf("archive on PostgreSQL: %d %s", r.code, r.stderr)
-		}
-		return
-	}
 	db := newDB(t)
 	want(t, run(t, db, "", "policy", "set", "refund", "--mode", "auto"), cli.ExitOK)
 	guard := func(key, body string) []string {

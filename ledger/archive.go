@@ -81,9 +81,6 @@ var archivable = map[State]bool{StateDenied: true, StateRejected: true, StateExp
 // and the unfinished file is replaced; after, the keys are archived.
 func (s *Store) Archive(ctx context.Context, opt ArchiveOptions) (ArchiveResult, error) {
 	var res ArchiveResult
-	if s.eng.Name() != "sqlite" {
-		return res, fmt.Errorf("%w: an archive is a ledger file: archive runs on SQLite ledgers (copy this ledger to one with 'tollgate backup' semantics first)", ErrArchive)
-	}
 	if s.ro {
 		return res, fmt.Errorf("%w: ledger opened read-only", ErrReadOnly)
 	}
@@ -164,7 +161,13 @@ func (s *Store) writeArchive(ctx context.Context, abs, operator string) (through
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return through, head, err
 	}
-	if err := s.eng.Backup(ctx, tmp); err != nil {
+	copyTo := s.eng.Backup
+	if s.eng.Name() != "sqlite" {
+		// An archive is a ledger file: a PostgreSQL ledger's is an SQLite
+		// copy of it, made from one snapshot.
+		copyTo = func(ctx context.Context, dst string) error { return copyToSQLite(ctx, s, dst) }
+	}
+	if err := copyTo(ctx, tmp); err != nil {
 		return through, head, err
 	}
 	defer os.Remove(tmp)
@@ -404,6 +407,9 @@ var appendOnlyTables = append([]string{"signatures", "events", "action_index"}, 
 // between rolls back with its transaction: the triggers are never gone
 // for anyone else.
 func suspendAppendOnly(ctx context.Context, tx *Tx, tables ...string) (func() error, error) {
+	if tx.server {
+		return suspendServerTriggers(ctx, tx, tables)
+	}
 	in := "'" + strings.Join(tables, "', '") + "'"
 	type trig struct{ name, sql string }
 	trigs, err := queryRows(ctx, tx, "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ("+in+") AND sql LIKE '%BEFORE DELETE%' ORDER BY name",
@@ -419,6 +425,26 @@ func suspendAppendOnly(ctx context.Context, tx *Tx, tables ...string) (func() er
 	return func() error {
 		for _, t := range trigs {
 			if _, err := tx.tx.ExecContext(ctx, t.sql); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// suspendServerTriggers is suspendAppendOnly on PostgreSQL: the tables'
+// own triggers are disabled inside tx, which only the schema's owner may
+// do (anyone else is refused, exit 77) and which locks the tables until
+// tx ends; a transaction that fails leaves them enabled.
+func suspendServerTriggers(ctx context.Context, tx *Tx, tables []string) (func() error, error) {
+	for _, t := range tables {
+		if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+t+" DISABLE TRIGGER USER"); err != nil {
+			return nil, err
+		}
+	}
+	return func() error {
+		for _, t := range tables {
+			if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+t+" ENABLE TRIGGER USER"); err != nil {
 				return err
 			}
 		}

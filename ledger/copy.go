@@ -8,6 +8,7 @@ import (
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"github.com/tollgate-dev/tollgate/ledger/postgres"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // copyOrder is every table of a ledger in an order that satisfies the
@@ -89,7 +90,7 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 	}
 	err = from.readOnce(ctx, func(rtx *Tx) error {
 		for _, table := range copyOrder {
-			if err := copyTable(ctx, rtx, tx, table); err != nil {
+			if err := copyTable(ctx, rtx, tx, table, postgres.Rebind); err != nil {
 				return fmt.Errorf("table %s: %w", table, err)
 			}
 		}
@@ -117,14 +118,19 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 }
 
 // copyTable copies one table's rows, many per statement, column by
-// column as the source names them.
-func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string) error {
-	rows, err := src.QueryContext(ctx, "SELECT * FROM "+table)
+// column as the source names them; rebind gives the target's placeholders.
+func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string, rebind func(string) string) error {
+	return copyColumns(ctx, src, dst, table, "*", rebind)
+}
+
+// copyColumns is copyTable for the columns cols names ("*": all).
+func copyColumns(ctx context.Context, src *Tx, dst *sql.Tx, table, cols string, rebind func(string) string) error {
+	rows, err := src.QueryContext(ctx, "SELECT "+cols+" FROM "+table)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
+	names, err := rows.Columns()
 	if err != nil {
 		return err
 	}
@@ -134,26 +140,26 @@ func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string) error {
 		if len(vals) == 0 {
 			return nil
 		}
-		n := len(vals) / len(cols)
+		n := len(vals) / len(names)
 		var b strings.Builder
-		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ", "))
 		for r := 0; r < n; r++ {
 			if r > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("(?" + strings.Repeat(", ?", len(cols)-1) + ")")
+			b.WriteString("(?" + strings.Repeat(", ?", len(names)-1) + ")")
 		}
-		_, err := dst.ExecContext(ctx, postgres.Rebind(b.String()), vals...)
+		_, err := dst.ExecContext(ctx, rebind(b.String()), vals...)
 		vals = vals[:0]
 		return err
 	}
 	for rows.Next() {
-		row, err := scanFact(rows, len(cols))
+		row, err := scanFact(rows, len(names))
 		if err != nil {
 			return err
 		}
 		vals = append(vals, row...)
-		if len(vals) >= batch*len(cols) {
+		if len(vals) >= batch*len(names) {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -163,4 +169,65 @@ func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string) error {
 		return err
 	}
 	return flush()
+}
+
+// copyToSQLite writes the ledger from (read in one snapshot) into a new
+// SQLite file at dst: every row of every table as stored, and its chain
+// head, in one transaction. It is how an archive of a PostgreSQL ledger
+// is made (an archive is a ledger file); the caller seals and verifies it.
+func copyToSQLite(ctx context.Context, from *Store, dst string) error {
+	// No state machine step: the copy brings its own identity.
+	eng, err := sqlite.Open(ctx, dst, sqlite.Options{})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	tx, err := eng.Writer().BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// The intents trigger refuses an intent whose projection row exists,
+	// which a copy brings first: it is lifted inside this transaction.
+	var trig string
+	if err := tx.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'intents_index'").Scan(&trig); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "DROP TRIGGER intents_index"); err != nil {
+		return err
+	}
+	same := func(q string) string { return q }
+	err = from.readOnce(ctx, func(rtx *Tx) error {
+		for _, table := range copyOrder {
+			// The file's columns: PostgreSQL keeps a little more (a
+			// decision's database role), which no row hash covers.
+			cols, err := queryRows(ctx, &Tx{tx: tx, cache: newStmtCache(nil, true, nil)}, "SELECT name FROM pragma_table_info('"+table+"') ORDER BY cid", nil,
+				func(r *sql.Rows, c *string) error { return r.Scan(c) })
+			if err != nil {
+				return err
+			}
+			if err := copyColumns(ctx, rtx, tx, table, strings.Join(cols, ", "), same); err != nil {
+				return fmt.Errorf("table %s: %w", table, err)
+			}
+		}
+		var h Head
+		if err := rtx.QueryRowContext(ctx, "SELECT seq, hash FROM chain_head WHERE one = 1").Scan(&h.Seq, &h.Hash); err != nil {
+			return err
+		}
+		if h.Seq > 0 {
+			_, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1", h.Seq, h.Hash)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, trig); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return eng.Close()
 }
