@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,15 +122,29 @@ func BenchmarkDecide50(b *testing.B) {
 	for i := range 50 {
 		rules = append(rules, Rule{ID: int64(i + 1), Pattern: "refund.*", Mode: Auto, Condition: "context.amount > " + strings.Repeat("9", 1+i%5) + ` && "x" in context.flags`})
 	}
+	plain := []Rule{{ID: 1, Pattern: "refund.*", Mode: Auto}}
 	f := Facts{Kind: "refund.card", Context: map[string]any{"amount": 1.0, "flags": []string{"a", "b"}}, Now: time.Now()}
 	Decide(rules, f) // compile once: conditions are cached by text
+	// Interleaved, each timed alone: the median of what 50 conditions add
+	// over a plain glob rule (the issue's measure) is what drift and
+	// other processes on the machine move least.
+	var with, without []float64
 	b.ResetTimer()
 	for b.Loop() {
+		t0 := time.Now()
+		Decide(plain, f)
+		t1 := time.Now()
 		Decide(rules, f)
+		t2 := time.Now()
+		without, with = append(without, float64(t1.Sub(t0).Nanoseconds())), append(with, float64(t2.Sub(t1).Nanoseconds()))
 	}
-	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / 1000
-	b.ReportMetric(per, "us/decision")
-	if per > 20 {
-		b.Logf("50 conditions take %.1f µs; the goal is at most 20 (not met yet)", per)
+	b.StopTimer()
+	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] / 1000 }
+	added := med(with) - med(without)
+	b.ReportMetric(med(with), "us/decision")
+	b.ReportMetric(med(without), "us/plain-rule")
+	b.ReportMetric(added, "us-added")
+	if b.N >= 1000 && added > 20 {
+		b.Errorf("50 conditions add %.1f µs to a decision over a plain glob rule (medians); the goal is at most 20", added)
 	}
 }
