@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -234,29 +233,33 @@ func archiveCheckpoint(ctx context.Context, tx *Tx, file string, through, head H
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(id), 0) + 1 FROM archives").Scan(&id); err != nil {
 		return 0, 0, err
 	}
+	// The stubs go in first: they are the set every removal below names
+	// (set-based statements, not a round of them per key: a million keys
+	// are archived in one transaction that holds the write lock).
+	if err := insertStubs(ctx, tx, keys, id); err != nil {
+		return 0, 0, err
+	}
+	runs, err := prunedRuns(ctx, tx, through.Seq, id)
+	if err != nil {
+		return 0, 0, err
+	}
 	restore, err := suspendAppendOnly(ctx, tx, appendOnlyTables...)
 	if err != nil {
 		return 0, 0, err
 	}
-	seqs, err := removeKeys(ctx, tx, keys, through.Seq)
-	if err != nil {
-		return 0, 0, err
-	}
-	spans, err := keepSpans(ctx, tx, seqs, id)
-	if err != nil {
+	if err := removeArchived(ctx, tx, through.Seq, id); err != nil {
 		return 0, 0, err
 	}
 	if err := restore(); err != nil {
 		return 0, 0, err
 	}
-	// The stubs go in after the runs, with the triggers back: they are
-	// ordinary appends.
-	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, "INSERT INTO archived_keys(action_key, archive_id, state, result, context_sha256) VALUES (?, ?, ?, ?, ?)",
-			k.key, id, string(k.state), string(k.result), k.ctx); err != nil {
+	for _, r := range runs {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO pruned_events(first_seq, last_seq, first_prev, last_hash, archive_id) VALUES (?, ?, ?, ?, ?)",
+			r.first, r.last, r.prev, r.hash, id); err != nil {
 			return 0, 0, err
 		}
 	}
+	spans := len(runs)
 	kd, err := archivedDigest(ctx, tx, id)
 	if err != nil {
 		return 0, 0, err
@@ -323,79 +326,86 @@ func chooseArchived(ctx context.Context, tx *Tx, through, cutoff int64) ([]archi
 // found through the rows they sign.
 var keyedFacts = []string{"set_aside", "reconciliations", "reports", "report_refusals", "votes", "decisions", "permits", "approval_requests", "policy_evals", "payloads"}
 
-// removeKeys deletes the keys' facts, the signatures over them, their
-// events and their projection rows, and returns the removed events'
-// numbers in order.
-func removeKeys(ctx context.Context, tx *Tx, keys []archiveKey, through int64) ([]int64, error) {
-	var seqs []int64
-	for _, k := range keys {
-		// The signatures over this key's facts, and the events that
-		// commit them (keyed by no action: they are read by fact).
-		sigs, err := queryRows(ctx, tx, `SELECT s.id FROM signatures s WHERE (s.fact_table IN ('decisions', 'reconciliations') AND s.fact_row = ?)
-			OR (s.fact_table = 'votes' AND s.fact_row IN (SELECT CAST(v.id AS TEXT) FROM votes v WHERE v.action_key = ?))`, []any{k.key, k.key},
-			func(r *sql.Rows, id *int64) error { return r.Scan(id) })
-		if err != nil {
-			return nil, err
+// insertStubs stores the chosen keys' stubs, many rows a statement.
+func insertStubs(ctx context.Context, tx *Tx, keys []archiveKey, archive int64) error {
+	const batch = 200
+	for lo := 0; lo < len(keys); lo += batch {
+		chunk := keys[lo:min(lo+batch, len(keys))]
+		args := make([]any, 0, 5*len(chunk))
+		for _, k := range chunk {
+			args = append(args, k.key, archive, string(k.state), string(k.result), k.ctx)
 		}
-		for _, id := range sigs {
-			ev, err := queryRows(ctx, tx, "SELECT seq FROM events WHERE fact_table = 'signatures' AND fact_row = ? AND seq <= ?", []any{strconv.FormatInt(id, 10), through},
-				func(r *sql.Rows, s *int64) error { return r.Scan(s) })
-			if err != nil {
-				return nil, err
-			}
-			seqs = append(seqs, ev...)
-			if _, err := tx.ExecContext(ctx, "DELETE FROM signatures WHERE id = ?", id); err != nil {
-				return nil, err
-			}
-		}
-		ev, err := queryRows(ctx, tx, "SELECT seq FROM events WHERE action_key = ? AND seq <= ?", []any{k.key, through},
-			func(r *sql.Rows, s *int64) error { return r.Scan(s) })
-		if err != nil {
-			return nil, err
-		}
-		seqs = append(seqs, ev...)
-		for _, t := range keyedFacts {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE action_key = ?", k.key); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM action_index WHERE action_key = ?", k.key); err != nil {
-			return nil, err
+		q := "INSERT INTO archived_keys(action_key, archive_id, state, result, context_sha256) VALUES (?, ?, ?, ?, ?)" +
+			strings.Repeat(", (?, ?, ?, ?, ?)", len(chunk)-1)
+		if _, err := tx.tx.ExecContext(ctx, tx.cache.sql(q), args...); err != nil {
+			return err
 		}
 	}
-	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
-	return seqs, nil
+	return nil
 }
 
-// keepSpans records the runs of seqs (sorted), reading each run's ends
-// before its events are deleted, then deletes them. It returns how many
-// runs it kept.
-func keepSpans(ctx context.Context, tx *Tx, seqs []int64, archive int64) (int, error) {
-	n := 0
-	for i := 0; i < len(seqs); {
-		j := i
-		for j+1 < len(seqs) && seqs[j+1] == seqs[j]+1 {
-			j++
-		}
-		first, last := seqs[i], seqs[j]
-		var prev, hash string
-		if err := tx.QueryRowContext(ctx, "SELECT prev_hash FROM events WHERE seq = ?", first).Scan(&prev); err != nil {
-			return n, err
-		}
-		if err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", last).Scan(&hash); err != nil {
-			return n, err
-		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO pruned_events(first_seq, last_seq, first_prev, last_hash, archive_id) VALUES (?, ?, ?, ?, ?)",
-			first, last, prev, hash, archive); err != nil {
-			return n, err
-		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM events WHERE seq BETWEEN ? AND ?", first, last); err != nil {
-			return n, err
-		}
-		n++
-		i = j + 1
+// The rows archive removes, named once: an archive's keys, the
+// signatures over their facts, and the events of both up to the copy.
+const (
+	archivedSet = "(SELECT action_key FROM archived_keys WHERE archive_id = ?)"
+	archivedSig = "(s.fact_table IN ('decisions', 'reconciliations') AND s.fact_row IN " + archivedSet +
+		") OR (s.fact_table = 'votes' AND s.fact_row IN (SELECT CAST(v.id AS TEXT) FROM votes v WHERE v.action_key IN " + archivedSet + "))"
+	archivedEvents = "seq <= ? AND (action_key IN " + archivedSet +
+		" OR (fact_table = 'signatures' AND fact_row IN (SELECT CAST(s.id AS TEXT) FROM signatures s WHERE " + archivedSig + ")))"
+)
+
+// prunedRuns reads the events archive will remove, in order, and returns
+// their runs of consecutive numbers with each run's ends.
+func prunedRuns(ctx context.Context, tx *Tx, through, archive int64) ([]span, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT seq, prev_hash, hash FROM events WHERE "+archivedEvents+" ORDER BY seq",
+		through, archive, archive, archive)
+	if err != nil {
+		return nil, err
 	}
-	return n, nil
+	defer rows.Close()
+	var runs []span
+	for rows.Next() {
+		var seq int64
+		var prev, hash string
+		if err := rows.Scan(&seq, &prev, &hash); err != nil {
+			return nil, err
+		}
+		if n := len(runs); n > 0 && runs[n-1].last == seq-1 {
+			runs[n-1].last, runs[n-1].hash = seq, hash
+			continue
+		}
+		runs = append(runs, span{first: seq, last: seq, prev: prev, hash: hash, archive: archive})
+	}
+	return runs, rows.Err()
+}
+
+// removeArchived deletes, with the append-only triggers lifted, the
+// archive's events, the signatures over its keys' facts, the facts and
+// the projection rows.
+func removeArchived(ctx context.Context, tx *Tx, through, archive int64) error {
+	steps := []struct {
+		q    string
+		args []any
+	}{
+		{"DELETE FROM events WHERE " + archivedEvents, []any{through, archive, archive, archive}},
+		{"DELETE FROM signatures WHERE id IN (SELECT s.id FROM signatures s WHERE " + archivedSig + ")", []any{archive, archive}},
+	}
+	for _, t := range keyedFacts {
+		steps = append(steps, struct {
+			q    string
+			args []any
+		}{"DELETE FROM " + t + " WHERE action_key IN " + archivedSet, []any{archive}})
+	}
+	steps = append(steps, struct {
+		q    string
+		args []any
+	}{"DELETE FROM action_index WHERE action_key IN " + archivedSet, []any{archive}})
+	for _, st := range steps {
+		if _, err := tx.tx.ExecContext(ctx, tx.cache.sql(st.q), st.args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // appendOnlyTables are the tables whose DELETE triggers archive lifts,

@@ -90,10 +90,12 @@ func BenchmarkArchive(b *testing.B) {
 		return fi.Size()
 	}
 	before := size()
+	t0 := time.Now()
 	res, err := s.Archive(ctx, ArchiveOptions{SettledBefore: c.Now().Add(-24 * time.Hour), To: filepath.Join(b.TempDir(), "archive.db"), Operator: "ops"})
 	if err != nil {
 		b.Fatal(err)
 	}
+	took := time.Since(t0)
 	if res.Keys != n*9/10/500*500 {
 		b.Fatalf("archived %d keys of %d", res.Keys, n)
 	}
@@ -121,6 +123,7 @@ func BenchmarkArchive(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(after)/float64(before), "live/before-size")
 	b.ReportMetric(float64(before)/float64(n), "bytes/action-before")
+	b.ReportMetric(took.Seconds(), "archive-s")
 	med := func(v []float64) float64 { slices.Sort(v); return v[len(v)/2] }
 	b.ReportMetric(med(live)/1000, "live-retry-us")
 	b.ReportMetric(med(archived)/1000, "archived-retry-us")
