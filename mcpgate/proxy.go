@@ -218,7 +218,7 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if err := validate(t, args); err != nil {
 			return refused(err.Error()), nil
 		}
-		cs, err := p.live(ctx)
+		cs, err := p.live(ctx, p.opt.Wait)
 		if err != nil {
 			return unavailable(err), nil
 		}
@@ -272,7 +272,7 @@ func validate(t *upstreamTool, args map[string]any) error {
 // a new read, not a retry to refuse. It is not recorded: the ledger
 // keeps keyed actions only.
 func (p *Proxy) read(ctx context.Context, tool string, raw json.RawMessage) *mcp.CallToolResult {
-	cs, err := p.live(ctx)
+	cs, err := p.live(ctx, p.opt.Wait)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -299,7 +299,8 @@ var errNotSent = errors.New("the call was not sent")
 // A call the connection refused before writing it (mcp.ErrConnectionClosed:
 // the upstream had exited) never reached the upstream, so it is sent
 // again once the upstream is back, as long as a whole attempt still fits
-// before deadline (the permit's lease; zero for a read); otherwise the
+// before deadline (the permit's lease; zero for a read): a permitted call
+// waits for the restart as long as that, a read up to Wait. Otherwise the
 // error wraps errNotSent. Any other failure may have been sent, and is
 // returned as it is.
 func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams, deadline time.Time) (*mcp.CallToolResult, error) {
@@ -316,7 +317,13 @@ func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.Cal
 		if attempt == attempts {
 			return nil, fmt.Errorf("%w: the upstream exited %d times before it could be sent", errNotSent, attempts)
 		}
-		next, err := p.live(ctx)
+		// A permitted call waits for the upstream as long as its lease
+		// leaves room for the call: given up, it would use its key up.
+		wait := p.opt.Wait
+		if !deadline.IsZero() {
+			wait = max(wait, time.Until(deadline)-p.opt.Timeout)
+		}
+		next, err := p.live(ctx, wait)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errNotSent, err)
 		}

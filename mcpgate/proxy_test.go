@@ -153,6 +153,29 @@ func TestProxyGivesUpRestarting(t *testing.T) {
 	}
 }
 
+// TestProxyPermittedCallWaitsForRestart: a call that got its permit
+// just as the upstream exited waits for the restart as long as its lease
+// leaves room for the call, not only the Wait a call without a permit
+// has: it runs once, where it used to be given up as not forwarded,
+// which used its key up.
+func TestProxyPermittedCallWaitsForRestart(t *testing.T) {
+	e := newEnv(t)
+	e.policy("mcp.*", approvals.Auto)
+	p, cs := e.proxy(ProxyOptions{RestartDelay: 20 * time.Millisecond, Restarts: 50, Wait: 200 * time.Millisecond, Timeout: 5 * time.Second})
+	old := p.liveSession()
+	os.WriteFile(e.down, nil, 0o600)
+	call(t, cs, "crash", map[string]any{KeyArgument: "crash:restarting"})
+	back := time.AfterFunc(time.Second, func() { os.Remove(e.down) })
+	defer back.Stop()
+	res := p.forward(ctx, old, "send_email", map[string]any{"to": "w@example.com"}, e.permit("mail:waits", "w@example.com"))
+	if res.IsError || text(res) != "sent to w@example.com" {
+		t.Fatalf("a permitted call while the upstream restarts: %s", text(res))
+	}
+	if d, _ := e.store.Status(ctx, "mail:waits"); d.State != ledger.StateSucceeded || e.executions("send_email") != 1 {
+		t.Fatalf("state %s, %d executions", d.State, e.executions("send_email"))
+	}
+}
+
 // TestProxyForwardsAfterRestart: a permit issued for a session that ended
 // before the call was written is used on the restarted upstream: the
 // call had not left, so this is its first and only run.
