@@ -143,7 +143,7 @@ func TestProxyGivesUpRestarting(t *testing.T) {
 		t.Fatalf("%d starts", n)
 	}
 
-	res = p.forward(ctx, old, "send_email", map[string]any{"to": "x@example.com"}, e.permit("mail:never-sent", "x@example.com"))
+	res = p.forward(ctx, old, "send_email", map[string]any{"to": "x@example.com"}, e.permit("mail:never-sent", "x@example.com"), actionMeta{})
 	if !strings.Contains(text(res), "NOT FORWARDED") {
 		t.Fatalf("a permitted call to a gone upstream: %s", text(res))
 	}
@@ -167,7 +167,7 @@ func TestProxyPermittedCallWaitsForRestart(t *testing.T) {
 	call(t, cs, "crash", map[string]any{KeyArgument: "crash:restarting"})
 	back := time.AfterFunc(time.Second, func() { os.Remove(e.down) })
 	defer back.Stop()
-	res := p.forward(ctx, old, "send_email", map[string]any{"to": "w@example.com"}, e.permit("mail:waits", "w@example.com"))
+	res := p.forward(ctx, old, "send_email", map[string]any{"to": "w@example.com"}, e.permit("mail:waits", "w@example.com"), actionMeta{})
 	if res.IsError || text(res) != "sent to w@example.com" {
 		t.Fatalf("a permitted call while the upstream restarts: %s", text(res))
 	}
@@ -185,7 +185,7 @@ func TestProxyForwardsAfterRestart(t *testing.T) {
 	p, cs := e.proxy(ProxyOptions{RestartDelay: 20 * time.Millisecond})
 	old := p.liveSession()
 	call(t, cs, "crash", map[string]any{KeyArgument: "crash:stale"})
-	if res := p.forward(ctx, old, "send_email", map[string]any{"to": "s@example.com"}, e.permit("mail:stale-session", "s@example.com")); res.IsError || text(res) != "sent to s@example.com" {
+	if res := p.forward(ctx, old, "send_email", map[string]any{"to": "s@example.com"}, e.permit("mail:stale-session", "s@example.com"), actionMeta{}); res.IsError || text(res) != "sent to s@example.com" {
 		t.Fatalf("the permitted call after the restart: %s", text(res))
 	}
 	if d, _ := e.store.Status(ctx, "mail:stale-session"); d.State != ledger.StateSucceeded || e.executions("send_email") != 1 {
