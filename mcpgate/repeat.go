@@ -140,7 +140,9 @@ func (p *Proxy) repeatKey(ctx context.Context, tool, body string) (key, predeces
 // lapsed reports whether an identical call after this key is a new
 // action: the key has ended (settled, rejected, expired, denied) and its
 // first record is older than the repeat window. An archived key keeps no
-// record time: it ended long ago.
+// record time: archive moves settled history, older than a cut-off the
+// operator sets (docs/mcp.md asks for one longer than the window), so it
+// counts as older.
 func (p *Proxy) lapsed(d ledger.Detail) bool {
 	switch d.State {
 	case ledger.StateSucceeded, ledger.StateFailed, ledger.StateReconciled,

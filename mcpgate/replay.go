@@ -84,6 +84,8 @@ func (p *Proxy) replay(ctx context.Context, a ledger.Answer, m actionMeta) *mcp.
 		}
 	}
 	switch {
+	case d.Archive != 0:
+		return settled("its facts, its result with them, were archived to " + safetext.Escape(d.ArchiveFile))
 	case d.State == ledger.StateReconciled:
 		return settled("an operator settled it, so there is no result")
 	case rep == nil || (d.State != ledger.StateSucceeded && d.State != ledger.StateFailed):

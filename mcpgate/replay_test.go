@@ -2,6 +2,7 @@ package mcpgate
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -211,5 +212,34 @@ func TestProxyRepeatWindow(t *testing.T) {
 	}
 	if n, m := e.executions("send_email"), e.executions("crash"); n != 4 || m != 1 {
 		t.Fatalf("send_email ran %d times, crash %d; want 4 (3 derived, 1 explicit) and 1", n, m)
+	}
+}
+
+// TestProxyArchivedKeys: a settled key whose facts were archived answers
+// its retry SETTLED, naming the archive (its result went with it); a
+// derived one counts as older than the repeat window, so an identical
+// call is a new action after it.
+func TestProxyArchivedKeys(t *testing.T) {
+	var skew atomic.Int64
+	e := openEnv(t, func() time.Time { return time.Now().Add(time.Duration(skew.Load())) })
+	e.policy("mcp.*", approvals.Auto)
+	_, cs := e.proxy(ProxyOptions{})
+	args := map[string]any{"to": "old@example.com"}
+	k1, _ := actionOf(t, call(t, cs, "send_email", args))["key"].(string)
+	call(t, cs, "send_email", map[string]any{"to": "old@example.com", KeyArgument: "mail:archived"})
+	skew.Add(int64(2 * time.Hour))
+	archive := filepath.Join(t.TempDir(), "archive.db")
+	if res, err := e.store.Archive(ctx, ledger.ArchiveOptions{SettledBefore: e.store.Now().Add(-time.Hour), To: archive, Operator: "alice"}); err != nil || res.Keys != 2 {
+		t.Fatalf("archive: %+v %v", res, err)
+	}
+	res := call(t, cs, "send_email", map[string]any{"to": "old@example.com", KeyArgument: "mail:archived"})
+	if !res.IsError || !strings.Contains(text(res), "SETTLED") || !strings.Contains(text(res), "archived to") {
+		t.Fatalf("an archived key's retry: %s", text(res))
+	}
+	if res := call(t, cs, "send_email", args); res.IsError || actionOf(t, res)["key"] != k1+"-r2" || actionOf(t, res)["predecessor"] != k1 {
+		t.Fatalf("an archived derived key: %s %v", text(res), actionOf(t, res))
+	}
+	if n := e.executions("send_email"); n != 3 {
+		t.Fatalf("send_email ran %d times, want 3", n)
 	}
 }
