@@ -43,7 +43,7 @@ func commands() map[string]command {
 		define[noFlags]("operators list", "", "list the registered operators and their keys", nil, runOperatorsList),
 		define("operators remove", "NAME [--key FILE]", "withdraw an operator's key (signed by an operator)", bindKey, runOperatorsRemove),
 		define("mcp serve", "[--agent A]", "serve the tools guard, report and status over MCP on stdin/stdout (no decision tool)", bindMCPServe, runMCPServe),
-		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] -- CMD ARGS...",
+		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] [--redact] [--repeat-window D] -- CMD ARGS...",
 			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),
 		define("verify", "[--witness FILE] [--archive FILE]", "prove every fact, the hash chain, payload digests and witnessed heads; --archive also proves an archive file", bindVerify, runVerify),
 		define("doctor", "[--agent-user NAME] [--key FILE]", "check whether this deployment enforces approval against the agent's user: exit 0 only when it does, 1 when it does not", bindDoctor, runDoctor),

@@ -216,7 +216,7 @@ func TestExamplePythonAgent(t *testing.T) {
 // TestExampleMCPProxy: examples/mcp-proxy/call.py starts `tollgate mcp
 // proxy` in front of the example notes server and makes one call: it is
 // forwarded once, recorded as the proxy's action and reported; the same
-// call again is not forwarded.
+// call again is not forwarded: it is given the stored result, replayed.
 func TestExampleMCPProxy(t *testing.T) {
 	py := needTool(t, "python3")
 	db := newDB(t)
@@ -231,7 +231,7 @@ func TestExampleMCPProxy(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "tools: add_note, list_notes") || !strings.Contains(out, "result: noted") {
 		t.Fatalf("the approved call: %d %s", code, out)
 	}
-	if code, out := runExample(t, db, env, py, call, "buy milk", "note:milk"); code != cli.ExitSettled {
+	if code, out := runExample(t, db, env, py, call, "buy milk", "note:milk"); code != cli.ExitSettled || !strings.Contains(out, "replayed: noted REPLAYED by tollgate") {
 		t.Fatalf("the same call again: %d %s", code, out)
 	}
 	if got := lines(t, notes); len(got) != 1 || got[0] != "buy_milk" {

@@ -27,6 +27,8 @@ type mcpProxyFlags struct {
 	lease      time.Duration
 	guardReads bool
 	keyArg     string
+	redact     bool
+	window     time.Duration
 }
 
 func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
@@ -36,6 +38,8 @@ func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.DurationVar(&f.lease, "lease", 0, "each permit's lease (default timeout + 1m)")
 	fs.BoolVar(&f.guardReads, "guard-reads", false, "guard the tools the upstream marks read-only too (by default they pass unguarded and unrecorded)")
 	fs.StringVar(&f.keyArg, "key-arg", "", "also pass the action's key as this argument to the tools whose input schema has it (it always goes in _meta)")
+	fs.BoolVar(&f.redact, "redact", false, "record each call's arguments by their digests only, and store no result (a settled call's retry is then answered SETTLED, not given its result)")
+	fs.DurationVar(&f.window, "repeat-window", mcpgate.DefaultRepeatWindow, "how long a key derived from the arguments lasts: after it, once the action has ended, an identical call is a new action (0: for ever; an idempotency_key never expires)")
 }
 
 // runMCPServe serves the guard, report and status tools on stdin and
@@ -63,6 +67,13 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	if _, err := exec.LookPath(c.pos[0]); err != nil {
 		return 0, usagef("upstream command %q: %v", c.pos[0], err)
 	}
+	if f.window < 0 {
+		return 0, usagef("--repeat-window must be 0 (for ever) or more (got %s)", f.window)
+	}
+	window := f.window
+	if window == 0 {
+		window = -1 // ProxyOptions: negative is for ever, zero the default
+	}
 	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
 	if err != nil {
 		return 0, err
@@ -70,7 +81,7 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	defer s.Close()
 	p, err := mcpgate.NewProxy(ctx, s, mcpgate.Command(c.env.Stderr, c.pos[0], c.pos[1:]...),
 		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease,
-			GuardReads: f.guardReads, KeyArg: f.keyArg, Log: c.env.Stderr})
+			GuardReads: f.guardReads, KeyArg: f.keyArg, Redact: f.redact, RepeatWindow: window, Log: c.env.Stderr})
 	if err != nil {
 		return 0, err
 	}

@@ -69,7 +69,8 @@ func TestMCPServeOverStdio(t *testing.T) {
 
 // TestMCPProxyOverStdio: `tollgate mcp proxy -- CMD ARGS...` keeps the
 // upstream's own flags after "--" (here the upstream is another ledger's
-// `tollgate mcp serve`) and guards each call in its own ledger.
+// `tollgate mcp serve`) and guards each call in its own ledger; the
+// repeat is given the first call's result, not forwarded.
 func TestMCPProxyOverStdio(t *testing.T) {
 	db, upstreamDB := newDB(t), newDB(t)
 	want(t, run(t, db, "", "policy", "set", "mcp.*", "--mode", "auto"), cli.ExitOK)
@@ -80,9 +81,10 @@ func TestMCPProxyOverStdio(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(toolText(res), "PERMITTED") {
 		t.Fatalf("a call through the proxy: %v %s", err, toolText(res))
 	}
+	first := toolText(res)
 	res, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
-	if !res.IsError || !strings.Contains(toolText(res), "SETTLED") {
-		t.Fatalf("the repeat was forwarded: %s", toolText(res))
+	if res.IsError || !strings.HasPrefix(toolText(res), first) || !strings.Contains(toolText(res), "REPLAYED by tollgate") {
+		t.Fatalf("the repeat was not given the first result: %s", toolText(res))
 	}
 	r := run(t, db, "", "status", "outer:1", "--json")
 	if m := r.json(t); m["state"] != "succeeded" || m["kind"] != "mcp.guard" || m["agent"] != "proxied-bot" {
@@ -166,5 +168,28 @@ func TestMCPProxyReadsAndKeyArg(t *testing.T) {
 	res, err = guarded.CallTool(context.Background(), &mcp.CallToolParams{Name: "status", Arguments: map[string]any{"key": "outer:2"}})
 	if err != nil || !res.IsError || !strings.Contains(toolText(res), "PENDING APPROVAL") {
 		t.Fatalf("a read under --guard-reads with no rule: %v %s", err, toolText(res))
+	}
+}
+
+// TestMCPProxyRedact: --redact reaches the proxy (the call's arguments
+// are kept as digests only, and no result is stored, so the repeat is
+// answered SETTLED, saying why), and a negative --repeat-window is a
+// usage error.
+func TestMCPProxyRedact(t *testing.T) {
+	db, upstreamDB := newDB(t), newDB(t)
+	want(t, run(t, db, "", "policy", "set", "mcp.*", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, upstreamDB, "", "policy", "set", "report.*", "--mode", "auto"), cli.ExitOK)
+	want(t, run(t, db, "", "mcp", "proxy", "--repeat-window", "-1h", "--", bin), cli.ExitUsage)
+	cs := mcpClient(t, db, "mcp", "proxy", "--redact", "--repeat-window", "0", "--", bin, "--db", upstreamDB, "mcp", "serve")
+	args := map[string]any{"key": "report:secret", "kind": "report.daily", "target": "acct-7", "body": "totals", "idempotency_key": "outer:redacted"}
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args}); err != nil || res.IsError {
+		t.Fatalf("a call through the proxy: %v", err)
+	}
+	if m := run(t, db, "", "status", "outer:redacted", "--json").json(t); m["redacted"] != true || m["state"] != "succeeded" {
+		t.Fatalf("under --redact: %v", m)
+	}
+	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "guard", Arguments: args})
+	if !res.IsError || !strings.Contains(toolText(res), "SETTLED") || !strings.Contains(toolText(res), "redacted") {
+		t.Fatalf("the repeat under --redact: %s", toolText(res))
 	}
 }

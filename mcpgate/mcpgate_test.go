@@ -41,6 +41,11 @@ type emailArgs struct {
 	Amount  any    `json:"amount,omitempty"`
 }
 
+type issueOut struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+}
+
 type chargeArgs struct {
 	Amount int    `json:"amount"`
 	Idem   string `json:"idem"`
@@ -49,10 +54,11 @@ type chargeArgs struct {
 // runUpstream serves send_email (executes), reject_email (a tool error),
 // crash (exits mid-call), hang (never answers), lookup (read-only),
 // charge (takes its own idempotency key, idem, and echoes the key it
-// got), and strict_email (refuses an address without '@' as invalid
-// params), each counting its executions in the file at count, and each
-// start as "start". While the file TOLLGATE_TEST_DOWN names exists, it
-// exits as it starts.
+// got), strict_email (refuses an address without '@' as invalid
+// params), create_issue (structured output) and export_all (a result
+// over ledger.MaxResultLen), each counting its executions in the file
+// at count, and each start as "start". While the file TOLLGATE_TEST_DOWN
+// names exists, it exits as it starts.
 func runUpstream(count string) {
 	executed := func(tool string) {
 		f, err := os.OpenFile(count, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
@@ -106,6 +112,16 @@ func runUpstream(count string) {
 			executed("strict_email")
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent to " + in.To}}}, nil, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "create_issue", Description: "Opens an issue; answers its number as structured output."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, issueOut, error) {
+			executed("create_issue")
+			return nil, issueOut{Number: 12, Title: in.Subject}, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "export_all", Description: "Answers more than a report stores."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
+			executed("export_all")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("row\n", ledger.MaxResultLen/4+1)}}}, nil, nil
+		})
 	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}
@@ -124,8 +140,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return openEnv(t, nil)
+}
+
+// openEnv is newEnv with the ledger's clock (nil: the real one).
+func openEnv(t *testing.T, now func() time.Time) *env {
+	t.Helper()
 	dir := t.TempDir()
-	s, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{Operator: "alice"})
+	s, err := ledger.Open(ctx, filepath.Join(dir, "ledger.db"), ledger.Options{Operator: "alice", Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,6 +230,18 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// firstText is the text of a result's first content: the upstream's
+// answer, before any line the proxy adds.
+func firstText(res *mcp.CallToolResult) string {
+	if len(res.Content) == 0 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
 }
 
 // structured decodes a result's structured content into a map.
@@ -384,7 +418,7 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 			t.Fatalf("%s: schema %s, upstream's %s", tool.Name, gs, ws)
 		}
 	}
-	if n != len(want) || n != 7 {
+	if n != len(want) || n != 9 {
 		t.Fatalf("proxy lists %d tools, upstream %d", n, len(want))
 	}
 }
@@ -419,7 +453,7 @@ func TestProxyWaitsForApprovalThenExecutesOnce(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		res := call(t, cs, "send_email", args)
-		if !res.IsError || !strings.Contains(text(res), "SETTLED") {
+		if res.IsError || firstText(res) != "sent to ops@example.com" || !strings.Contains(text(res), "REPLAYED") {
 			t.Fatalf("repeat %d: %s", i, text(res))
 		}
 	}
@@ -451,7 +485,7 @@ func TestProxyAutoPolicyExecutesOnce(t *testing.T) {
 		t.Fatalf("auto call: %s", text(res))
 	}
 	// The same arguments in another order are the same call.
-	if res := call(t, cs, "send_email", map[string]any{"to": "team@example.com", "subject": "weekly"}); !strings.Contains(text(res), "SETTLED") {
+	if res := call(t, cs, "send_email", map[string]any{"to": "team@example.com", "subject": "weekly"}); !strings.Contains(text(res), "REPLAYED") {
 		t.Fatalf("the repeat: %s", text(res))
 	}
 	if res := call(t, cs, "send_email", map[string]any{"to": "team@example.com", "subject": "monthly"}); res.IsError {
@@ -464,7 +498,7 @@ func TestProxyAutoPolicyExecutesOnce(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "mailbox full") {
 		t.Fatalf("a tool error is passed through: %s", text(res))
 	}
-	if res := call(t, cs, "reject_email", args); !strings.Contains(text(res), "SETTLED") {
+	if res := call(t, cs, "reject_email", args); !res.IsError || !strings.Contains(text(res), "mailbox full") || !strings.Contains(text(res), "REPLAYED") {
 		t.Fatalf("a failed call repeated: %s", text(res))
 	}
 	if n := e.executions("reject_email"); n != 1 {
@@ -556,33 +590,52 @@ func TestProxyRefusesBadInputBeforeGuard(t *testing.T) {
 
 // TestDerivedKeys: the derived key is a valid key, stable for the same
 // arguments in any order, different across tools and arguments, and
-// epoch-qualified under an active epoch.
+// epoch-qualified under an active epoch; the later keys of its chain stay
+// valid keys however long the tool's name.
 func TestDerivedKeys(t *testing.T) {
 	e := newEnv(t)
-	p := &Proxy{store: e.store}
+	p := &Proxy{store: e.store, opt: ProxyOptions{RepeatWindow: DefaultRepeatWindow}}
+	derived := func(tool, body string) string {
+		t.Helper()
+		k, pred, err := p.repeatKey(ctx, tool, body)
+		if err != nil || pred != "" {
+			t.Fatalf("%s: %s %q %v", tool, k, pred, err)
+		}
+		return k
+	}
 	a1, _ := canonicalJSON(map[string]any{"b": 1, "a": "<x>"})
 	if a1 != `{"a":"<x>","b":1}` {
 		t.Fatalf("canonical JSON %s", a1)
 	}
-	k1, _ := p.derivedKey(ctx, "Send_Email.v2", a1)
-	k2, _ := p.derivedKey(ctx, "send-email-v2", a1)
-	k3, _ := p.derivedKey(ctx, "Send_Email.v2", `{"a":"<y>","b":1}`)
+	k1 := derived("Send_Email.v2", a1)
+	k2 := derived("send-email-v2", a1)
+	k3 := derived("Send_Email.v2", `{"a":"<y>","b":1}`)
 	if _, err := ledger.ParseKey(k1); err != nil || !strings.HasPrefix(k1, "mcp:send-email-v2:") {
 		t.Fatalf("derived key %q: %v", k1, err)
 	}
 	if k1 == k2 || k1 == k3 {
 		t.Fatalf("keys collide: %s %s %s", k1, k2, k3)
 	}
-	long, _ := p.derivedKey(ctx, strings.Repeat("tool", 40), a1)
+	long := derived(strings.Repeat("tool", 40), a1)
 	if _, err := ledger.ParseKey(long); err != nil {
 		t.Fatalf("a long tool name: %q %v", long, err)
+	}
+	for _, n := range []int{2, 10, 1234567} {
+		for _, tool := range []string{"Send_Email.v2", strings.Repeat("tool", 40)} {
+			k := chainKey("", tool, a1, n)
+			if _, err := ledger.ParseKey(k); err != nil || !strings.HasSuffix(k, fmt.Sprintf("-r%d", n)) || !strings.HasPrefix(k, "mcp:") {
+				t.Fatalf("key %d of %s's chain: %q %v", n, tool, k, err)
+			}
+		}
+	}
+	if chainKey("", "Send_Email.v2", a1, 2) != k1+"-r2" {
+		t.Fatalf("the second key of %s's chain: %s", k1, chainKey("", "Send_Email.v2", a1, 2))
 	}
 	info, err := e.store.ActivateEpoch(ctx, "", "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k4, _ := p.derivedKey(ctx, "Send_Email.v2", a1)
-	if k4 != "hsr1:"+info.Epoch+":"+k1 {
+	if k4 := derived("Send_Email.v2", a1); k4 != "hsr1:"+info.Epoch+":"+k1 {
 		t.Fatalf("under epoch %s: %s", info.Epoch, k4)
 	}
 }

@@ -3,8 +3,6 @@ package mcpgate
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,7 +62,19 @@ type ProxyOptions struct {
 	// RestartDelay is the first restart's backoff, doubled for each
 	// failure in a row up to 30 seconds. Zero means a quarter second.
 	RestartDelay time.Duration
-	// Log receives one line per refused, lost or unreported call and per
+	// Redact records each call's arguments by their digests only (the
+	// ledger's --redact) and stores no result, so a settled call's retry
+	// is answered SETTLED, never given the result again.
+	Redact bool
+	// RepeatWindow is how long a key derived from a call's arguments (a
+	// call without idempotency_key) lasts: within it an identical call is
+	// a retry; once the key has ended and its first record is older, an
+	// identical call is a new action under the next key of its chain
+	// (see repeatKey). Zero means DefaultRepeatWindow; negative, for ever.
+	// A caller's own idempotency_key never expires.
+	RepeatWindow time.Duration
+	// Log receives one line per refused, lost or unreported call, per
+	// result not stored, per new key after the repeat window and per
 	// restart, naming keys, never arguments. Nil means no log.
 	Log io.Writer
 }
@@ -117,11 +127,15 @@ func NewProxy(ctx context.Context, store Ledger, dial Dial, opt ProxyOptions) (*
 	if opt.RestartDelay <= 0 {
 		opt.RestartDelay = 250 * time.Millisecond
 	}
+	if opt.RepeatWindow == 0 {
+		opt.RepeatWindow = DefaultRepeatWindow
+	}
 	p := &Proxy{store: store, dial: dial, opt: opt, stop: make(chan struct{}), done: make(chan struct{}), up: make(chan struct{})}
 	p.client = mcp.NewClient(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, nil)
 	p.server = mcp.NewServer(&mcp.Implementation{Name: "tollgate-proxy", Version: Version}, &mcp.ServerOptions{
 		Instructions: "Every tool here that can change something is guarded by tollgate: a call runs only with a permit. A call that waits for an operator returns PENDING: stop, and repeat the same call later. " +
-			"Give the same idempotency_key (or the same arguments) when you repeat a call; never change them to get around an answer.",
+			"Give the same idempotency_key (or the same arguments) when you repeat a call; never change them to get around an answer. " +
+			"A repeat of a call that already ran is answered with its stored result, marked REPLAYED: it did not run again.",
 	})
 	cs, err := p.connect(ctx)
 	if err != nil {
@@ -198,8 +212,9 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if err != nil {
 			return refused(err.Error()), nil
 		}
+		predecessor := ""
 		if key == "" {
-			if key, err = p.derivedKey(ctx, tool, body); err != nil {
+			if key, predecessor, err = p.repeatKey(ctx, tool, body); err != nil {
 				return textResult("REFUSED: "+safetext.Escape(err.Error())+"; nothing was forwarded.", true), nil
 			}
 		}
@@ -208,7 +223,10 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 			agent = clientName(req)
 		}
 		payload := ledger.Payload{Kind: "mcp." + tool, Target: p.opt.Target, Body: body}
-		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease}
+		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease, Redact: p.opt.Redact}
+		if predecessor != "" {
+			gopt.Context = ledger.Context{PredecessorField: predecessor}
+		}
 		if _, err := ledger.CheckGuardInput(key, payload, gopt); err != nil {
 			return refused(safetext.Escape(err.Error())), nil
 		}
@@ -218,7 +236,7 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if err := validate(t, args); err != nil {
 			return refused(err.Error()), nil
 		}
-		cs, err := p.live(ctx)
+		cs, err := p.live(ctx, p.opt.Wait)
 		if err != nil {
 			return unavailable(err), nil
 		}
@@ -228,10 +246,17 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 			p.logf("refused %s: %s", key, text)
 			return textResult(text, true), nil
 		}
-		if a.Verdict != ledger.Permitted {
-			return textResult(advice(a, retryCall), true), nil
+		m := actionMeta{Key: a.Key, State: a.State, Replayed: a.Replayed, Predecessor: predecessor}
+		switch a.Verdict {
+		case ledger.Permitted:
+			if predecessor != "" && !a.Replayed {
+				p.logf("%s is a new action: an identical call ended under %s, first recorded more than %s (the repeat window) ago", a.Key, predecessor, p.opt.RepeatWindow)
+			}
+			return p.forward(ctx, cs, tool, args, a, m), nil
+		case ledger.Settled:
+			return p.replay(ctx, a, m), nil
 		}
-		return p.forward(ctx, cs, tool, args, a), nil
+		return withMeta(textResult(advice(a, retryCall), true), m), nil
 	}
 }
 
@@ -272,7 +297,7 @@ func validate(t *upstreamTool, args map[string]any) error {
 // a new read, not a retry to refuse. It is not recorded: the ledger
 // keeps keyed actions only.
 func (p *Proxy) read(ctx context.Context, tool string, raw json.RawMessage) *mcp.CallToolResult {
-	cs, err := p.live(ctx)
+	cs, err := p.live(ctx, p.opt.Wait)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -299,7 +324,8 @@ var errNotSent = errors.New("the call was not sent")
 // A call the connection refused before writing it (mcp.ErrConnectionClosed:
 // the upstream had exited) never reached the upstream, so it is sent
 // again once the upstream is back, as long as a whole attempt still fits
-// before deadline (the permit's lease; zero for a read); otherwise the
+// before deadline (the permit's lease; zero for a read): a permitted call
+// waits for the restart as long as that, a read up to Wait. Otherwise the
 // error wraps errNotSent. Any other failure may have been sent, and is
 // returned as it is.
 func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams, deadline time.Time) (*mcp.CallToolResult, error) {
@@ -316,7 +342,13 @@ func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.Cal
 		if attempt == attempts {
 			return nil, fmt.Errorf("%w: the upstream exited %d times before it could be sent", errNotSent, attempts)
 		}
-		next, err := p.live(ctx)
+		// A permitted call waits for the upstream as long as its lease
+		// leaves room for the call: given up, it would use its key up.
+		wait := p.opt.Wait
+		if !deadline.IsZero() {
+			wait = max(wait, time.Until(deadline)-p.opt.Timeout)
+		}
+		next, err := p.live(ctx, wait)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errNotSent, err)
 		}
@@ -331,48 +363,67 @@ func (p *Proxy) send(ctx context.Context, cs *mcp.ClientSession, params *mcp.Cal
 // a result succeeded, a tool error failed, an invalid-params rejection
 // failed (the upstream refused it before running it), anything else (a
 // lost connection, a timeout, a crash) unknown, which leaves the key for
-// an operator and never runs it again. The key goes with the call, in
-// _meta and in the --key-arg argument where the tool has one.
-func (p *Proxy) forward(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, a ledger.Answer) *mcp.CallToolResult {
+// an operator and never runs it again. A succeeded or failed report keeps
+// the answer the caller gets (see keep), for its retries. The key goes
+// with the call, in _meta and in the --key-arg argument where the tool
+// has one; the answer carries m, completed, in its own _meta.
+func (p *Proxy) forward(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any, a ledger.Answer, m actionMeta) *mcp.CallToolResult {
 	// The report must land even when the agent gave up on this request.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer rcancel()
-	report := func(outcome ledger.Outcome, ref string, latency time.Duration) {
-		if _, rerr := p.store.Report(rctx, a.Key, a.PermitID, outcome, ledger.ReportOptions{Ref: ref, Latency: latency}); rerr != nil {
-			p.logf("report %s for %s failed: %s", outcome, a.Key, safetext.Escape(rerr.Error()))
+	m.Key, m.Replayed = a.Key, false
+	start := time.Now()
+	settle := func(res *mcp.CallToolResult, outcome ledger.Outcome, ref string) *mcp.CallToolResult {
+		opt := ledger.ReportOptions{Ref: ref, Latency: time.Since(start)}
+		m.State = ledger.StateUncertain
+		if outcome != ledger.Unknown {
+			m.State = ledger.State(outcome)
+			opt.Result, m.NotStored = p.keep(res, a.Key)
+			m.Stored = new(opt.Result != "")
 		}
+		p.report(rctx, a, outcome, opt)
+		return withMeta(res, m)
 	}
 	key := safetext.Escape(a.Key)
-	start := time.Now()
 	res, err := p.send(ctx, cs, &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{MetaKey: a.Key}}, a.LeaseUntil)
-	latency := time.Since(start)
 	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.Is(err, errNotSent):
-		report(ledger.Failed, "not-forwarded", latency)
 		p.logf("%s was not forwarded: %s; reported failed (not-forwarded)", a.Key, safetext.Escape(err.Error()))
-		return textResult(fmt.Sprintf("NOT FORWARDED: %s was permitted, but the upstream MCP server exited before the call was sent and did not come back in time; it did not run. "+
-			"The key is settled failed (ref not-forwarded): to do it now, repeat the call with a new %s.", key, KeyArgument), true)
+		return settle(textResult(fmt.Sprintf("NOT FORWARDED: %s was permitted, but the upstream MCP server exited before the call was sent and did not come back in time; it did not run. "+
+			"The key is settled failed (ref not-forwarded): to do it now, repeat the call with a new %s.", key, KeyArgument), true), ledger.Failed, "not-forwarded")
 	case err == nil && res != nil && !res.IsError:
-		report(ledger.Succeeded, "", latency)
-		return res
+		return settle(res, ledger.Succeeded, "")
 	case err == nil && res != nil:
-		report(ledger.Failed, "", latency)
-		return res
+		return settle(res, ledger.Failed, "")
 	case errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeInvalidParams:
-		report(ledger.Failed, "invalid-params", latency)
-		return textResult(fmt.Sprintf("FAILED: the upstream MCP server refused the arguments of %s as invalid (-32602: %s) and did not run it. "+
-			"The key is settled failed (ref invalid-params): correct the arguments (with a new %s if you gave one): that is a new action.", key, safetext.Escape(rpcErr.Message), KeyArgument), true)
+		return settle(textResult(fmt.Sprintf("FAILED: the upstream MCP server refused the arguments of %s as invalid (-32602: %s) and did not run it. "+
+			"The key is settled failed (ref invalid-params): correct the arguments (with a new %s if you gave one): that is a new action.", key, safetext.Escape(rpcErr.Message), KeyArgument), true),
+			ledger.Failed, "invalid-params")
 	}
-	report(ledger.Unknown, "", latency)
 	why := "no result"
 	if err != nil {
 		why = err.Error()
 	}
 	p.logf("upstream call for %s lost: %s", a.Key, safetext.Escape(why))
-	return textResult(fmt.Sprintf("UNKNOWN: the call to the upstream server for %s was lost or timed out (%s); it may or may not have taken effect. "+
+	return settle(textResult(fmt.Sprintf("UNKNOWN: the call to the upstream server for %s was lost or timed out (%s); it may or may not have taken effect. "+
 		"The key is uncertain: do not repeat the action, under this key or a new one; an operator reconciles it.",
-		key, safetext.Escape(why)), true)
+		key, safetext.Escape(why)), true), ledger.Unknown, "")
+}
+
+// report records the outcome of a's permit. A result the ledger refuses
+// (it cannot be, after keep) does not cost the outcome: it is reported
+// again without one.
+func (p *Proxy) report(ctx context.Context, a ledger.Answer, outcome ledger.Outcome, opt ledger.ReportOptions) {
+	_, err := p.store.Report(ctx, a.Key, a.PermitID, outcome, opt)
+	if err != nil && opt.Result != "" && errors.Is(err, ledger.ErrInvalidInput) {
+		p.logf("the result of %s was refused (%s); reported without it", a.Key, safetext.Escape(err.Error()))
+		opt.Result = ""
+		_, err = p.store.Report(ctx, a.Key, a.PermitID, outcome, opt)
+	}
+	if err != nil {
+		p.logf("report %s for %s failed: %s", outcome, a.Key, safetext.Escape(err.Error()))
+	}
 }
 
 // splitArguments decodes a call's arguments (a JSON object, or nothing)
@@ -410,48 +461,6 @@ func canonicalJSON(args map[string]any) (string, error) {
 		return "", fmt.Errorf("the arguments cannot be encoded: %v", err)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-// derivedKey is mcp:<tool>:<digest> for a call without its own key: the
-// tool's name in key characters, then 32 hex digits of the SHA-256 of the
-// tool's exact name and the canonical arguments. Under an active operator
-// epoch it is epoch-qualified, as new work must be.
-func (p *Proxy) derivedKey(ctx context.Context, tool, body string) (string, error) {
-	sum := sha256.Sum256([]byte(tool + "\x00" + body))
-	logical := "mcp:" + keySegment(tool) + ":" + hex.EncodeToString(sum[:16])
-	e, err := p.store.Epoch(ctx)
-	if err != nil {
-		return "", err
-	}
-	if e.Epoch != "" {
-		return "hsr1:" + e.Epoch + ":" + logical, nil
-	}
-	return logical, nil
-}
-
-// keySegment maps a tool name into one key segment: lowercase letters,
-// digits and '-', at most 40 characters.
-func keySegment(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-		if b.Len() >= 40 {
-			break
-		}
-	}
-	s := strings.Trim(b.String(), "-")
-	if s == "" {
-		return "tool"
-	}
-	return s
 }
 
 func (p *Proxy) logf(format string, args ...any) {

@@ -143,13 +143,36 @@ func TestProxyGivesUpRestarting(t *testing.T) {
 		t.Fatalf("%d starts", n)
 	}
 
-	res = p.forward(ctx, old, "send_email", map[string]any{"to": "x@example.com"}, e.permit("mail:never-sent", "x@example.com"))
+	res = p.forward(ctx, old, "send_email", map[string]any{"to": "x@example.com"}, e.permit("mail:never-sent", "x@example.com"), actionMeta{})
 	if !strings.Contains(text(res), "NOT FORWARDED") {
 		t.Fatalf("a permitted call to a gone upstream: %s", text(res))
 	}
 	d, _ := e.store.Status(ctx, "mail:never-sent")
 	if d.State != ledger.StateFailed || len(d.Reports) != 1 || d.Reports[0].Ref != "not-forwarded" {
 		t.Fatalf("the call never sent: %s %+v", d.State, d.Reports)
+	}
+}
+
+// TestProxyPermittedCallWaitsForRestart: a call that got its permit
+// just as the upstream exited waits for the restart as long as its lease
+// leaves room for the call, not only the Wait a call without a permit
+// has: it runs once, where it used to be given up as not forwarded,
+// which used its key up.
+func TestProxyPermittedCallWaitsForRestart(t *testing.T) {
+	e := newEnv(t)
+	e.policy("mcp.*", approvals.Auto)
+	p, cs := e.proxy(ProxyOptions{RestartDelay: 20 * time.Millisecond, Restarts: 50, Wait: 200 * time.Millisecond, Timeout: 5 * time.Second})
+	old := p.liveSession()
+	os.WriteFile(e.down, nil, 0o600)
+	call(t, cs, "crash", map[string]any{KeyArgument: "crash:restarting"})
+	back := time.AfterFunc(time.Second, func() { os.Remove(e.down) })
+	defer back.Stop()
+	res := p.forward(ctx, old, "send_email", map[string]any{"to": "w@example.com"}, e.permit("mail:waits", "w@example.com"), actionMeta{})
+	if res.IsError || text(res) != "sent to w@example.com" {
+		t.Fatalf("a permitted call while the upstream restarts: %s", text(res))
+	}
+	if d, _ := e.store.Status(ctx, "mail:waits"); d.State != ledger.StateSucceeded || e.executions("send_email") != 1 {
+		t.Fatalf("state %s, %d executions", d.State, e.executions("send_email"))
 	}
 }
 
@@ -162,7 +185,7 @@ func TestProxyForwardsAfterRestart(t *testing.T) {
 	p, cs := e.proxy(ProxyOptions{RestartDelay: 20 * time.Millisecond})
 	old := p.liveSession()
 	call(t, cs, "crash", map[string]any{KeyArgument: "crash:stale"})
-	if res := p.forward(ctx, old, "send_email", map[string]any{"to": "s@example.com"}, e.permit("mail:stale-session", "s@example.com")); res.IsError || text(res) != "sent to s@example.com" {
+	if res := p.forward(ctx, old, "send_email", map[string]any{"to": "s@example.com"}, e.permit("mail:stale-session", "s@example.com"), actionMeta{}); res.IsError || text(res) != "sent to s@example.com" {
 		t.Fatalf("the permitted call after the restart: %s", text(res))
 	}
 	if d, _ := e.store.Status(ctx, "mail:stale-session"); d.State != ledger.StateSucceeded || e.executions("send_email") != 1 {

@@ -251,11 +251,11 @@ func (p *Proxy) setDownLocked(err error) {
 	}
 }
 
-// live is the upstream's session once it is up, waiting up to Wait while
-// it restarts. Calls ask before guard, so that nothing is recorded for a
-// call that cannot be forwarded.
-func (p *Proxy) live(ctx context.Context) (*mcp.ClientSession, error) {
-	timer := time.NewTimer(p.opt.Wait)
+// live is the upstream's session once it is up, waiting up to wait while
+// it restarts. Calls ask before guard (waiting up to Wait), so that
+// nothing is recorded for a call that cannot be forwarded.
+func (p *Proxy) live(ctx context.Context, wait time.Duration) (*mcp.ClientSession, error) {
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		p.mu.Lock()

@@ -9,7 +9,8 @@ same once `tollgate mcp install --proxy` has configured it.
     python3 examples/mcp-proxy/call.py "buy milk" note:milk
 
 Exit 0 when the call went through, 75 when it waits for an operator, 10
-when the same call already ran (it is not forwarded again), 1 for any
+when the same call already ran (it is not forwarded again: the proxy
+answers with the result it stored, marked replayed in _meta), 1 for any
 other refusal (denied, conflict...), printed.
 """
 
@@ -46,9 +47,13 @@ print("tools:", ", ".join(tools))
 # action, however often the agent retries it.
 result = rpc(3, "tools/call", {"name": "add_note", "arguments": {"text": text, "idempotency_key": key}})
 said = " ".join(c.get("text", "") for c in result.get("content", []))
-print(("refused: " if result.get("isError") else "result: ") + said)
+action = result.get("_meta", {}).get("io.tollgate/action", {})
+replayed = action.get("replayed") and action.get("state") in ("succeeded", "failed") and not said.startswith("SETTLED")
+print(("replayed: " if replayed else "refused: " if result.get("isError") else "result: ") + said)
 proxy.stdin.close()
 proxy.wait()
+if replayed:
+    sys.exit(10)
 if not result.get("isError"):
     sys.exit(0)
 sys.exit(75 if said.startswith("PENDING") else 10 if said.startswith("SETTLED") else 1)
