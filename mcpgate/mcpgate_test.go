@@ -407,11 +407,13 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 		}
 		got := tool.InputSchema.(map[string]any)
 		props := got["properties"].(map[string]any)
-		_, ok := props[KeyArgument]
-		if read := tool.Annotations != nil && tool.Annotations.ReadOnlyHint; ok == read {
-			t.Fatalf("%s (read-only %v) has the %s argument: %v", tool.Name, read, KeyArgument, ok)
+		for _, own := range []string{KeyArgument, ContextArgument} {
+			_, ok := props[own]
+			if read := tool.Annotations != nil && tool.Annotations.ReadOnlyHint; ok == read {
+				t.Fatalf("%s (read-only %v) has the %s argument: %v", tool.Name, read, own, ok)
+			}
+			delete(props, own)
 		}
-		delete(props, KeyArgument)
 		gs, _ := json.Marshal(got)
 		ws, _ := json.Marshal(w.InputSchema)
 		if string(gs) != string(ws) {

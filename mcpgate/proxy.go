@@ -23,6 +23,13 @@ import (
 // and the digest of its arguments.
 const KeyArgument = "idempotency_key"
 
+// ContextArgument is the other optional argument the proxy adds to every
+// guarded tool: the action's context (SPEC 10), what policy may read
+// beside the arguments (amounts, risk flags, schedule data). It is taken
+// out before the call is forwarded and bound to the key like the
+// arguments: the same key with another context is a conflict.
+const ContextArgument = "tollgate_context"
+
 // MetaKey is the _meta entry in which the proxy passes the action's key
 // with every guarded call it forwards, so that an upstream that
 // deduplicates (a payment API's server, say) can do so under the same key.
@@ -202,6 +209,10 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if err != nil {
 			return refused(err.Error()), nil
 		}
+		cx, err := splitContext(args)
+		if err != nil {
+			return refused(safetext.Escape(err.Error())), nil
+		}
 		if v, given := args[p.opt.KeyArg]; given && t.takesKey {
 			if s, _ := v.(string); s != key || key == "" {
 				return refused(fmt.Sprintf("%s is set by the proxy to the action's key: leave it out (give the key as %s)", safetext.Escape(p.opt.KeyArg), KeyArgument)), nil
@@ -223,9 +234,12 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 			agent = clientName(req)
 		}
 		payload := ledger.Payload{Kind: "mcp." + tool, Target: p.opt.Target, Body: body}
-		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease, Redact: p.opt.Redact}
+		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease, Redact: p.opt.Redact, Context: cx}
 		if predecessor != "" {
-			gopt.Context = ledger.Context{PredecessorField: predecessor}
+			if gopt.Context == nil {
+				gopt.Context = ledger.Context{}
+			}
+			gopt.Context[PredecessorField] = predecessor
 		}
 		if _, err := ledger.CheckGuardInput(key, payload, gopt); err != nil {
 			return refused(safetext.Escape(err.Error())), nil
@@ -448,6 +462,29 @@ func splitArguments(raw json.RawMessage) (map[string]any, string, error) {
 		delete(args, KeyArgument)
 	}
 	return args, key, nil
+}
+
+// splitContext takes tollgate_context out of the arguments and checks it
+// as guard does (the field that breaks a rule is named); nil when the
+// call gives none. A repeat's predecessor is the proxy's to set.
+func splitContext(args map[string]any) (ledger.Context, error) {
+	v, ok := args[ContextArgument]
+	if !ok {
+		return nil, nil
+	}
+	delete(args, ContextArgument)
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ContextArgument, err)
+	}
+	cx, err := ledger.ParseContext(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ContextArgument, err)
+	}
+	if _, taken := cx[PredecessorField]; taken {
+		return nil, fmt.Errorf("%s: the field %q is the proxy's (it names the call a repeat follows)", ContextArgument, PredecessorField)
+	}
+	return cx, nil
 }
 
 // canonicalJSON is the arguments as the payload's body: object keys

@@ -138,8 +138,10 @@ func (p *Proxy) offer(t *mcp.Tool) (*mcp.Tool, *upstreamTool, error) {
 		if props == nil {
 			props = map[string]any{}
 		}
-		if _, taken := props[KeyArgument]; taken {
-			return nil, nil, fmt.Errorf("upstream tool %q already takes an argument named %s: the proxy cannot add its own", safetext.Escape(t.Name), KeyArgument)
+		for _, own := range []string{KeyArgument, ContextArgument} {
+			if _, taken := props[own]; taken {
+				return nil, nil, fmt.Errorf("upstream tool %q already takes an argument named %s: the proxy cannot add its own", safetext.Escape(t.Name), own)
+			}
 		}
 		if prop, ok := props[p.opt.KeyArg].(map[string]any); ok && p.opt.KeyArg != "" {
 			info.takesKey = true
@@ -157,6 +159,9 @@ func (p *Proxy) offer(t *mcp.Tool) (*mcp.Tool, *upstreamTool, error) {
 		}
 		props[KeyArgument] = map[string]any{"type": "string", "description": "optional: this action's stable tollgate key ([a-z0-9-] segments joined by ':'); " +
 			"repeat it with the same arguments on every retry. Without it the key is derived from the tool and its arguments."}
+		props[ContextArgument] = map[string]any{"type": "object", "description": "optional: what tollgate's policy may read about this action beside its arguments " +
+			"(strings, numbers, booleans, lists of strings, RFC 3339 times; for example {\"amount\": 40.5, \"flags\": [\"vip\"]}); not passed on; " +
+			"give the same context on every retry."}
 		schema["properties"] = props
 		out.InputSchema = schema
 	}
