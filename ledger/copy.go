@@ -108,7 +108,7 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 		return err
 	}
 	for table, col := range identityCols {
-		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), coalesce(max(%s), 0) + 1, false) FROM %s", table, col, col, table)
+		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), coalesce(max(%s), 0) + 1, false) FROM %s", postgres.Table(table), col, col, table)
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("sequence of %s: %w", table, err)
 		}
@@ -136,7 +136,7 @@ func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string) error {
 		}
 		n := len(vals) / len(cols)
 		var b strings.Builder
-		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(cols, ", "))
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", postgres.Table(table), strings.Join(cols, ", "))
 		for r := 0; r < n; r++ {
 			if r > 0 {
 				b.WriteString(", ")
