@@ -58,6 +58,10 @@ type Options struct {
 	// last), so that a test can make the ledger an older tollgate left
 	// and prove that upgrading it keeps its head.
 	UpTo int
+	// Tracer, when set, sees every statement the engine's pool sends
+	// (pgx's QueryTracer, and its PrepareTracer when it is one): a test
+	// counts the round trips of a call with it.
+	Tracer pgx.QueryTracer
 }
 
 // Engine is an open PostgreSQL ledger.
@@ -83,7 +87,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: ledger URL: %v", engine.ErrInvalidInput, redactErr(err))
 	}
-	c := connector{Connector: stdlib.GetConnector(*cfg), detect: !namesExecMode(dsn)}
+	pool := cfg.Copy()
+	if opt.Tracer != nil {
+		pool.Tracer = opt.Tracer
+	}
+	c := connector{Connector: stdlib.GetConnector(*pool), detect: !namesExecMode(dsn)}
 	e := &Engine{cfg: cfg, db: sql.OpenDB(c), location: Redact(dsn), ro: opt.ReadOnly}
 	e.db.SetMaxOpenConns(8)
 	e.db.SetConnMaxIdleTime(time.Minute)
