@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,12 @@ func rawDB(t testing.TB, path string) *rawConn {
 		driver, dsn = "pgx", path
 		if u, ok := pgURLs.Load(path); ok {
 			dsn = u.(string)
+		}
+		// Unnamed statements: behind a pooler in transaction mode (CI's
+		// pgbouncer) two raw connections preparing the same query by name
+		// in one server session collide.
+		if !strings.Contains(dsn, "default_query_exec_mode") && strings.Contains(dsn, "?") {
+			dsn += "&default_query_exec_mode=exec"
 		}
 	}
 	db, err := sql.Open(driver, dsn)
