@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
 // Retention (SPEC 11). Archive moves settled actions, with every fact,
@@ -108,6 +110,7 @@ func (s *Store) Archive(ctx context.Context, opt ArchiveOptions) (ArchiveResult,
 	if err != nil {
 		return res, err
 	}
+	s.archived.Store(true)
 	res.Checkpoint, err = s.Head(ctx)
 	return res, err
 }
@@ -391,6 +394,9 @@ func removeArchived(ctx context.Context, tx *Tx, through, archive int64) error {
 		{"DELETE FROM signatures WHERE id IN (SELECT s.id FROM signatures s WHERE " + archivedSig + ")", []any{archive, archive}},
 	}
 	for _, t := range keyedFacts {
+		if tx.server {
+			t = postgres.Table(t) // a view's base table
+		}
 		steps = append(steps, struct {
 			q    string
 			args []any
@@ -448,13 +454,13 @@ func suspendAppendOnly(ctx context.Context, tx *Tx, tables ...string) (func() er
 // tx ends; a transaction that fails leaves them enabled.
 func suspendServerTriggers(ctx context.Context, tx *Tx, tables []string) (func() error, error) {
 	for _, t := range tables {
-		if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+t+" DISABLE TRIGGER USER"); err != nil {
+		if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+postgres.Table(t)+" DISABLE TRIGGER USER"); err != nil {
 			return nil, err
 		}
 	}
 	return func() error {
 		for _, t := range tables {
-			if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+t+" ENABLE TRIGGER USER"); err != nil {
+			if _, err := tx.tx.ExecContext(ctx, "ALTER TABLE "+postgres.Table(t)+" ENABLE TRIGGER USER"); err != nil {
 				return err
 			}
 		}

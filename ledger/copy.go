@@ -109,7 +109,7 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 		return err
 	}
 	for table, col := range identityCols {
-		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), coalesce(max(%s), 0) + 1, false) FROM %s", table, col, col, table)
+		q := fmt.Sprintf("SELECT setval(pg_get_serial_sequence('%s', '%s'), coalesce(max(%s), 0) + 1, false) FROM %s", postgres.Table(table), col, col, table)
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("sequence of %s: %w", table, err)
 		}
@@ -120,11 +120,12 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 // copyTable copies one table's rows, many per statement, column by
 // column as the source names them; rebind gives the target's placeholders.
 func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string, rebind func(string) string) error {
-	return copyColumns(ctx, src, dst, table, "*", rebind)
+	return copyColumns(ctx, src, dst, table, postgres.Table(table), "*", rebind)
 }
 
-// copyColumns is copyTable for the columns cols names ("*": all).
-func copyColumns(ctx context.Context, src *Tx, dst *sql.Tx, table, cols string, rebind func(string) string) error {
+// copyColumns is copyTable for the columns cols names ("*": all), into
+// the target's table into (a PostgreSQL view's base table, say).
+func copyColumns(ctx context.Context, src *Tx, dst *sql.Tx, table, into, cols string, rebind func(string) string) error {
 	rows, err := src.QueryContext(ctx, "SELECT "+cols+" FROM "+table)
 	if err != nil {
 		return err
@@ -142,7 +143,7 @@ func copyColumns(ctx context.Context, src *Tx, dst *sql.Tx, table, cols string, 
 		}
 		n := len(vals) / len(names)
 		var b strings.Builder
-		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", table, strings.Join(names, ", "))
+		fmt.Fprintf(&b, "INSERT INTO %s (%s) VALUES ", into, strings.Join(names, ", "))
 		for r := 0; r < n; r++ {
 			if r > 0 {
 				b.WriteString(", ")
@@ -206,7 +207,7 @@ func copyToSQLite(ctx context.Context, from *Store, dst string) error {
 			if err != nil {
 				return err
 			}
-			if err := copyColumns(ctx, rtx, tx, table, strings.Join(cols, ", "), same); err != nil {
+			if err := copyColumns(ctx, rtx, tx, table, table, strings.Join(cols, ", "), same); err != nil {
 				return fmt.Errorf("table %s: %w", table, err)
 			}
 		}

@@ -222,6 +222,12 @@ func insertFact(ctx context.Context, tx *Tx, table, cols string, args ...any) (f
 		return factRef{}, fmt.Errorf("insertFact: %s is not a fact table", table)
 	}
 	q := "INSERT INTO " + table + "(" + cols + ") VALUES (?" + strings.Repeat(", ?", len(args)-1) + ") RETURNING " + t.cols
+	if tx.server {
+		var err error
+		if q, args, err = serverInsert(t, cols, args); err != nil {
+			return factRef{}, err
+		}
+	}
 	vals, err := scanFact(tx.QueryRowContext(ctx, q, args...), t.ncols())
 	if err != nil {
 		return factRef{}, err

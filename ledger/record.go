@@ -134,7 +134,7 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 
 func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) error {
 	key := k.String()
-	if _, err := tx.ExecContext(ctx, "INSERT INTO intents VALUES (?, ?, 'recorded') ON CONFLICT(action_key) DO NOTHING", key, digest); err != nil {
+	if err := recordIntent(ctx, tx, key, digest); err != nil {
 		return err
 	}
 	var canonical any

@@ -88,7 +88,7 @@ type Store struct {
 	wc   *stmtCache
 	rc   *stmtCache
 	fast *sql.Stmt // fastLookup
-	// fastArchived is fastLookup's second look, for a key archived away.
+	// fastArchived is fastLookup's look at an archived key's stub.
 	fastArchived *sql.Stmt
 	now          func() time.Time
 	// engineClock is set when no clock was injected: an engine with a
@@ -100,7 +100,10 @@ type Store struct {
 	// sealed is set on an archive file (its chain ends with its seal):
 	// every write is refused.
 	sealed bool
-	one    bool // OneShot
+	// archived is set once the ledger is known to have archived keys
+	// (at open, or when this store archives or meets one).
+	archived atomic.Bool
+	one      bool // OneShot
 	// id is the ledger id, cached for the writer.
 	id idCache
 	// signers, operator and anchor: see Options.
@@ -208,9 +211,13 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	if s.one {
 		db = s.w
 	}
-	var last string
-	err := db.QueryRowContext(ctx, eng.Rebind("SELECT type FROM events WHERE seq = (SELECT seq FROM chain_head WHERE one = 1)")).Scan(&last)
-	s.sealed = err == nil && last == evArchiveSealed
+	// One statement: whether it is sealed, and whether it has archived
+	// keys (fastLookup then also asks their stubs).
+	var last sql.NullString
+	var archived bool
+	err := db.QueryRowContext(ctx, "SELECT (SELECT type FROM events WHERE seq = (SELECT seq FROM chain_head WHERE one = 1)), EXISTS (SELECT 1 FROM archives)").Scan(&last, &archived)
+	s.sealed = err == nil && last.String == evArchiveSealed
+	s.archived.Store(err == nil && archived)
 	s.rc = newStmtCache(s.r, s.one, rebind)
 	if s.one {
 		return s, nil // fastLookup asks the writer connection, unprepared

@@ -48,6 +48,11 @@ type Tx struct {
 	pin context.Context
 }
 
+// onServer reports whether this transaction runs on PostgreSQL, reading
+// or writing (server is set on writers only): the engine that takes its
+// own placeholders.
+func (t *Tx) onServer() bool { return t.server || t.cache != nil && t.cache.rebind != nil }
+
 // ctxFor is the context a statement runs under.
 func (t *Tx) ctxFor(ctx context.Context) context.Context {
 	if t.pin != nil {

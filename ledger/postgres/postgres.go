@@ -54,6 +54,14 @@ type Options struct {
 	// creates: the target of a copy from another ledger, which brings
 	// its own identity and events (After is then not called).
 	Empty bool
+	// UpTo stops the migration at that schema version (0: this build's
+	// last), so that a test can make the ledger an older tollgate left
+	// and prove that upgrading it keeps its head.
+	UpTo int
+	// Tracer, when set, sees every statement the engine's pool sends
+	// (pgx's QueryTracer, and its PrepareTracer when it is one): a test
+	// counts the round trips of a call with it.
+	Tracer pgx.QueryTracer
 }
 
 // Engine is an open PostgreSQL ledger.
@@ -79,7 +87,11 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: ledger URL: %v", engine.ErrInvalidInput, redactErr(err))
 	}
-	c := connector{Connector: stdlib.GetConnector(*cfg), detect: !namesExecMode(dsn)}
+	pool := cfg.Copy()
+	if opt.Tracer != nil {
+		pool.Tracer = opt.Tracer
+	}
+	c := connector{Connector: stdlib.GetConnector(*pool), detect: !namesExecMode(dsn)}
 	e := &Engine{cfg: cfg, db: sql.OpenDB(c), location: Redact(dsn), ro: opt.ReadOnly}
 	e.db.SetMaxOpenConns(8)
 	e.db.SetConnMaxIdleTime(time.Minute)
@@ -129,7 +141,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	switch {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
-	case version == last:
+	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -137,7 +149,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' as the schema's owner",
 			engine.ErrNeedsMigration, e.location, version, last)
 	}
-	if err := e.migrate(ctx, opt.After); err != nil {
+	if err := e.migrate(ctx, opt.After, opt.UpTo); err != nil {
 		if errors.Is(err, engine.ErrNotPermitted) {
 			return fmt.Errorf("open ledger %s: %w: the schema is at version %d and this role cannot migrate it; run 'tollgate migrate' as the schema's owner",
 				e.location, engine.ErrNotPermitted, version)
@@ -181,13 +193,16 @@ const migrationLock = 0x546c6774
 
 // migrate applies each migration above the stored version, each in one
 // transaction with the version row it writes.
-func (e *Engine) migrate(ctx context.Context, after engine.Migration) error {
+func (e *Engine) migrate(ctx context.Context, after engine.Migration, upTo int) error {
 	migs, err := migrations()
 	if err != nil {
 		return err
 	}
 	last := migs[len(migs)-1].Version
 	for _, m := range migs {
+		if upTo > 0 && m.Version > upTo {
+			break
+		}
 		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, last, after) })
 		if err != nil {
 			return err
@@ -236,6 +251,21 @@ func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after 
 // ends.
 func (e *Engine) retry(ctx context.Context, once func() error) error {
 	return engine.Retry(ctx, e, once)
+}
+
+// privateTables are the tables schema 10 keeps where no role but the
+// owner reaches them, each behind a view of its name in public that
+// hides another role's payload bodies.
+var privateTables = map[string]bool{"payloads": true, "conflicts": true}
+
+// Table is the table that stores the rows of name, for the owner's
+// writes that bypass the insert functions (a copy from another ledger):
+// a view's base table, or name itself.
+func Table(name string) string {
+	if privateTables[name] {
+		return "tollgate_private." + name
+	}
+	return name
 }
 
 // Name implements engine.Engine.
@@ -388,12 +418,27 @@ func isClosedConn(err error) bool {
 
 // Integrity implements engine.Engine. PostgreSQL keeps its own pages
 // (checksums, WAL); what tollgate can prove is the chain and the facts,
-// which verify does on every engine.
+// which verify does on every engine. Proving a payload row takes its
+// body, and schema 10 hides the bodies another role wrote from an agent's
+// role: verify would see them as NULL and name sound rows as changed, so
+// such a role is refused here, by name, before verify reads a fact.
 func (e *Engine) Integrity(ctx context.Context, tx *sql.Tx) (string, error) {
-	var ok string
-	err := tx.QueryRowContext(ctx, "SELECT 'ok'").Scan(&ok)
-	return ok, err
+	var hidden int64
+	if err := tx.QueryRowContext(ctx, hiddenBodies).Scan(&hidden); err != nil {
+		return "", err
+	}
+	if hidden > 0 {
+		return "", fmt.Errorf("%w: %d payload bodies were written by other database roles and are hidden from this one; "+
+			"verify proves every fact from its body, so run it as an operator's role or the schema's owner", engine.ErrNotPermitted, hidden)
+	}
+	return "ok", nil
 }
+
+// hiddenBodies counts the bodies the views of schema 10 hide from this
+// session: a body that is not redacted reads as NULL only there.
+const hiddenBodies = `SELECT CASE WHEN tollgate_sees_bodies() THEN 0 ELSE
+	(SELECT count(*) FROM payloads WHERE canonical IS NULL AND redacted = 0) +
+	(SELECT count(*) FROM conflicts WHERE attempted IS NULL AND redacted = 0) END`
 
 // Backup implements engine.Engine by refusing: pg_dump makes a
 // consistent copy of a PostgreSQL ledger, and tollgate verify proves it.
