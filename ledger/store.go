@@ -159,8 +159,12 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if postgres.IsURL(path) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
 		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) {
-			// The server could not be reached: nothing was asked of it.
+		if errors.As(err, &ce) || (err != nil && new(postgres.Engine).Retryable(err)) {
+			// The server could not be reached, or the session was lost
+			// while the schema's version was read (a server restarting, a
+			// terminated backend): nothing the caller asked for was done,
+			// and opening again is safe (a migration is one transaction
+			// that checks the version first).
 			err = fmt.Errorf("%w (%v)", ErrUnavailable, err)
 		}
 	} else {
