@@ -99,6 +99,14 @@ func TestPostgresFaultsSurvived(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 25 s stress of agent processes while PostgreSQL restarts and sessions are terminated: not under -short")
 	}
+	// It restarts a cluster of its own, so it runs once, in the PostgreSQL
+	// run, not in the SQLite one nor again in the pooled one.
+	if !onPostgres {
+		t.Skip("a PostgreSQL stress: runs with TOLLGATE_TEST_BACKEND=postgres")
+	}
+	if a := os.Getenv("TOLLGATE_TEST_PG_ADMIN"); a != "" && a != os.Getenv("TOLLGATE_TEST_PG") {
+		t.Skip("runs on a cluster of its own, once, in the direct PostgreSQL run")
+	}
 	// 32 agents as issue 26 asks. Each is a loop of processes, each
 	// process a TLS handshake and a SCRAM login; on the 2 shared cores
 	// this runs on, 32 keep the whole test near 60 s (TOLLGATE_PGFAULT_AGENTS
