@@ -139,7 +139,7 @@ func pgStress(t *testing.T) {
 	if !onPostgres {
 		t.Skip("a PostgreSQL stress: runs with TOLLGATE_TEST_BACKEND=postgres")
 	}
-	if a := os.Getenv("TOLLGATE_TEST_PG_ADMIN"); a != "" && a != os.Getenv("TOLLGATE_TEST_PG") {
+	if !pgtest.Direct() {
 		t.Skip("runs on a cluster of its own, once, in the direct PostgreSQL run")
 	}
 }

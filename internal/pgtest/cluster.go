@@ -16,6 +16,15 @@ import (
 	"time"
 )
 
+// Direct reports whether this run's tests connect straight to the
+// server, not through a pooler (TOLLGATE_TEST_PG_ADMIN unset or the same
+// as TOLLGATE_TEST_PG): a test on a cluster of its own runs in the direct
+// run only, not again in the pooled one.
+func Direct() bool {
+	a := os.Getenv("TOLLGATE_TEST_PG_ADMIN")
+	return a == "" || a == os.Getenv("TOLLGATE_TEST_PG")
+}
+
 // Cluster is a PostgreSQL cluster of one test's own, set up like the
 // shared one (.ci/postgres: scram-sha-256 over TLS, verify-full), which
 // the test may restart, crash, or fail over to a standby without
