@@ -144,6 +144,18 @@ func pgStress(t *testing.T) {
 	}
 }
 
+// start starts n agents and the two operators for d; the test adds its
+// faults to wg and waits on it.
+func (r *rig) start(t *testing.T, n int, d time.Duration) (context.Context, time.Time, *sync.WaitGroup) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	stop := time.Now().Add(d)
+	wg := new(sync.WaitGroup)
+	r.agents(ctx, wg, n, stop)
+	r.operators(ctx, wg, stop)
+	return ctx, stop, wg
+}
+
 // agents starts n agent loops until stop. Pair p's two agents guard the
 // same keys, in the same order, with the same payload; the one given the
 // permit reports. Every fourth key needs an operator's approval.
@@ -418,12 +430,7 @@ func TestPostgresFaultsSurvived(t *testing.T) {
 	r := newRig(t, c, func(u string) string { return u })
 	dbName := strings.TrimPrefix(mustURL(t, r.owner).Path, "/")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	stop := time.Now().Add(stressFor)
-	var wg sync.WaitGroup
-	r.agents(ctx, &wg, agents, stop)
-	r.operators(ctx, &wg, stop)
+	ctx, stop, wg := r.start(t, agents, stressFor)
 
 	// (c) A long-lived agent (one process holding its connections, as
 	// the MCP server or a daemon does): its sessions are terminated after
@@ -589,12 +596,7 @@ func TestPostgresFailoverWithoutLoss(t *testing.T) {
 	standby := primary.SyncStandby(t, "on")
 	r := newRig(t, primary, func(u string) string { return pgtest.MultiHost(u, primary, standby) })
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	stop := time.Now().Add(stressFor)
-	var wg sync.WaitGroup
-	r.agents(ctx, &wg, agents, stop)
-	r.operators(ctx, &wg, stop)
+	ctx, _, wg := r.start(t, agents, stressFor)
 	var witnessed map[string]any
 	var promoted time.Time
 	var failErr error
