@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"testing"
 	"time"
@@ -170,5 +171,44 @@ func TestPostgresCommitAnswerLost(t *testing.T) {
 	}
 	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestPostgresMisconfigurationIsNotAnOutage: a login the server refuses
+// (a wrong password) and a database that does not exist are told apart
+// from an unreachable server: not ErrUnavailable ("safe to repeat",
+// which the CLI retries for its whole --retry-for budget before exiting
+// 75) but ErrNotPermitted (exit 77) and ErrNoLedger (exit 7), at once.
+// A server that is not there at all is still ErrUnavailable.
+func TestPostgresMisconfigurationIsNotAnOutage(t *testing.T) {
+	if !onPostgres {
+		t.Skip("a PostgreSQL test: runs with TOLLGATE_TEST_BACKEND=postgres")
+	}
+	owner := pgtest.DB(t)
+	u := mustParseURL(t, owner)
+	wrong := *u
+	wrong.User = url.UserPassword(u.User.Username(), "not-the-password")
+	missing := *u
+	missing.Path = "/no_such_database"
+	down := *u
+	down.Host = "127.0.0.1:1"
+	for _, c := range []struct {
+		name string
+		url  string
+		want error
+	}{
+		{"wrong password", wrong.String(), ErrNotPermitted},
+		{"no such database", missing.String(), ErrNoLedger},
+		{"no server", down.String(), ErrUnavailable},
+	} {
+		for _, ro := range []bool{false, true} {
+			s, err := Open(ctx, c.url, Options{ReadOnly: ro})
+			if err == nil {
+				s.Close()
+			}
+			if !errors.Is(err, c.want) || (c.want != ErrUnavailable && errors.Is(err, ErrUnavailable)) {
+				t.Errorf("%s (read-only %v): %v, want %v", c.name, ro, err, c.want)
+			}
+		}
 	}
 }

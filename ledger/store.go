@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -159,7 +160,16 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if postgres.IsURL(path) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
 		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) || (err != nil && new(postgres.Engine).Retryable(err)) {
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+		case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "28"):
+			// Refused at login (a wrong password, no pg_hba.conf line for
+			// this role): a misconfiguration, which no retry cures.
+			err = fmt.Errorf("%w: the database refused this login (%v)", ErrNotPermitted, err)
+		case errors.As(err, &pe) && pe.Code == "3D000":
+			err = fmt.Errorf("%w: no such database (%v)", ErrNoLedger, err)
+		case errors.As(err, &ce) || new(postgres.Engine).Retryable(err):
 			// The server could not be reached, or the session was lost
 			// while the schema's version was read (a server restarting, a
 			// terminated backend): nothing the caller asked for was done,
