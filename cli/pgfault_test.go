@@ -647,3 +647,98 @@ func TestPostgresFailoverWithoutLoss(t *testing.T) {
 	}
 	t.Logf("%d permits acknowledged after the promotion; events %v before the failover, %v after", after, witnessed["events"], m["events"])
 }
+
+// TestPostgresCommitUnknownExits74: a guard and a report whose COMMIT
+// was lost (the server died while the commit, flushed, waited for a
+// synchronous standby) and whose retries then met a server that could
+// not be reached exit 74 with "committed": "unknown", not 75 "nothing
+// was recorded, safe to repeat" (the permit was recorded), nor 1. Once
+// the server is back, the report repeated is answered as stored (0), and
+// the guard's key, whose permit was recorded but never delivered, is
+// executing (75) and then, its lease over, uncertain (6): never
+// permitted a second time.
+func TestPostgresCommitUnknownExits74(t *testing.T) {
+	if testing.Short() || !onPostgres || !pgtest.Direct() {
+		t.Skip("on a PostgreSQL cluster of its own: runs once, in the direct TOLLGATE_TEST_BACKEND=postgres run, not under -short")
+	}
+	c := pgtest.NewCluster(t)
+	r := newRig(t, c, func(u string) string { return u })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	env := []string{"TOLLGATE_RETRY_FOR=3s"}
+	agent := r.hosts[0]
+	guard := func(key string) (int, map[string]any, string) {
+		return tollgate(ctx, agent, r.home, env, "guard", key, "--json", "--agent", "bot", "--kind", "job", "--target", "acct", "--body", key, "--lease", "4s")
+	}
+	report := func(permit string) (int, map[string]any, string) {
+		return tollgate(ctx, agent, r.home, env, "report", "job:ok", "--json", "--permit", permit, "--outcome", "succeeded")
+	}
+	code, out, stderr := guard("job:ok")
+	if code != cli.ExitOK {
+		t.Fatalf("guard: exit %d: %s", code, stderr)
+	}
+	permit := str(out, "permit_id")
+
+	type answer struct {
+		code   int
+		out    map[string]any
+		stderr string
+	}
+	// lose runs call while every commit waits, flushed, for a standby
+	// that is not there; once it waits, the server dies; once call has
+	// answered, the server comes back (crash recovery replays the commit)
+	// and commits go through again.
+	lose := func(what string, call func() (int, map[string]any, string)) {
+		c.Exec(t, "ALTER SYSTEM SET synchronous_standby_names = 'ghost'", "SELECT pg_reload_conf()")
+		time.Sleep(300 * time.Millisecond)
+		done := make(chan answer, 1)
+		go func() {
+			var a answer
+			a.code, a.out, a.stderr = call()
+			done <- a
+		}()
+		db, err := sql.Open("pgx", c.Admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n == 0; {
+			if err := db.QueryRow("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s: its commit never waited for the standby", what)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		db.Close()
+		if err := c.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		a := <-done
+		if a.code != cli.ExitCommitUnknown || a.out["committed"] != "unknown" {
+			t.Errorf("%s whose commit was lost, the server then down: exit %d %v: %s", what, a.code, a.out, a.stderr)
+		}
+		if err := c.Restart("immediate"); err != nil {
+			t.Fatal(err)
+		}
+		c.Exec(t, "ALTER SYSTEM RESET synchronous_standby_names", "SELECT pg_reload_conf()")
+		time.Sleep(300 * time.Millisecond)
+	}
+	lose("report", func() (int, map[string]any, string) { return report(permit) })
+	lose("guard", func() (int, map[string]any, string) { return guard("job:lost") })
+
+	code, out, stderr = report(permit)
+	if code != cli.ExitOK || out["state"] != "succeeded" || out["replayed"] != true {
+		t.Fatalf("the report repeated: exit %d %v: %s", code, out, stderr)
+	}
+	code, out, stderr = guard("job:lost")
+	if code != cli.ExitRetry || out["state"] != "executing" {
+		t.Fatalf("guard after a commit of unknown outcome: exit %d %v: %s", code, out, stderr)
+	}
+	time.Sleep(4 * time.Second)
+	code, out, stderr = guard("job:lost")
+	if code != cli.ExitUncertain || out["permit_id"] != nil {
+		t.Fatalf("guard once the undelivered permit's lease is over: exit %d %v: %s", code, out, stderr)
+	}
+	want(t, run(t, r.owner, "", "verify"), cli.ExitOK)
+}

@@ -350,11 +350,20 @@ func (s *Store) retry(ctx context.Context, once func() error) error {
 		rctx, cancel = context.WithTimeout(ctx, s.retryFor)
 		defer cancel()
 	}
-	var last error
+	// lost: an attempt's COMMIT failed, so it may have been recorded,
+	// whatever the later attempts met (a server that then could not be
+	// reached says nothing about it).
+	var last, lost error
 	err := engine.Retry(rctx, s.eng, func() error {
 		last = once()
+		if ce := (*commitError)(nil); errors.As(last, &ce) {
+			lost = last
+		}
 		return last
 	})
+	if lost != nil && err != nil && last != nil && s.eng.Retryable(last) {
+		last = lost
+	}
 	return s.classify(err, last)
 }
 
