@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,12 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		}
 	}
 	g := s.grantInputs()
+	// The permit ids this call's attempts issued: an attempt whose
+	// COMMIT's answer was lost may have stored its permit, which the
+	// retry then finds. Only this call knew the id, so the permit is its
+	// caller's, who is told so rather than to wait for a lease no one
+	// holds.
+	var issued []string
 	r, err := write(ctx, s, func(tx *Tx) (refused[Answer], error) {
 		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context}, tx.now)
 		switch {
@@ -121,6 +128,13 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, nil
 		}
 		a, fe, err := guardTx(ctx, tx, k, in, opt, g, tx.now)
+		switch {
+		case err != nil || fe != nil:
+		case a.PermitID != "":
+			issued = append(issued, a.PermitID)
+		case len(issued) > 0 && a.State == StateExecuting:
+			a, err = ownPermit(ctx, tx, a, issued)
+		}
 		if fe != nil {
 			return refused[Answer]{Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, Verdict: Denied, Reason: fe.Reason}, fe}, err
 		}
@@ -217,6 +231,20 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 		}
 	}
 	return answerFor(a, f, now), nil, nil
+}
+
+// ownPermit answers a key whose running permit is one of issued (ids
+// this call generated) as permitted to this caller, with that permit.
+func ownPermit(ctx context.Context, tx *Tx, a Answer, issued []string) (Answer, error) {
+	var id string
+	var lease int64
+	if err := tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", a.Key).Scan(&id, &lease); err != nil {
+		return a, err
+	}
+	if slices.Contains(issued, id) {
+		a.Verdict, a.PermitID, a.LeaseUntil, a.Reason, a.Replayed = Permitted, id, fromMS(lease), "", false
+	}
+	return a, nil
 }
 
 // grantInputs is what a grant is checked against besides the ledger's
@@ -503,9 +531,13 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 	k, _ := ParseKey(key)
 	var d Decision
 	var fence *FencedError
+	// voted: an attempt of this call stored its vote; replay: a later
+	// attempt found it stored (the COMMIT's answer was lost) and answers
+	// from it instead of refusing the operator's own vote as a second.
+	var voted, replay bool
 	proof, err := s.signedWrite(ctx, operator, statement{Fact: "votes", Key: key, Act: string(decision), Text: reason}, func(tx *Tx, op string) (*factRef, error) {
 		now := tx.now
-		fence = nil
+		fence, replay = nil, false
 		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request
 		var exp int64
@@ -529,6 +561,13 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 			if v[1] == string(DecisionApproved) {
 				d.Approvals++
 			}
+			replay = replay || (voted && approvals.NameKey(v[0]) == approvals.NameKey(op) && v[1] == string(decision))
+		}
+		if replay {
+			if req.Decided != "" {
+				d.State = State(req.Decided)
+			}
+			return nil, nil
 		}
 		if err := approvals.CheckDecision(req, op, decision == DecisionApproved, reason, fromMS(now)); err != nil {
 			return nil, &DecisionError{Key: key, Err: err}
@@ -554,6 +593,7 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		if err != nil {
 			return nil, err
 		}
+		voted = true
 		if err := appendEvent(ctx, tx, key, evVote, op, map[string]any{"decision": decision, "reason": reason}, now, &vote); err != nil {
 			return nil, err
 		}
@@ -580,6 +620,16 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		return Decision{}, fence
 	}
 	d.Proof = proof
+	if err == nil && replay {
+		// The stored vote's own proof, and time.
+		if st, err := s.Status(ctx, key); err == nil {
+			for _, v := range st.Votes {
+				if approvals.NameKey(v.Operator) == approvals.NameKey(d.Operator) {
+					d.Proof, d.At = v.Proof, v.At
+				}
+			}
+		}
+	}
 	return d, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -167,8 +168,21 @@ func Open(ctx context.Context, path string, opt Options) (*Store, error) {
 	if postgres.IsURL(path) {
 		eng, err = postgres.Open(ctx, path, postgres.Options{ReadOnly: opt.ReadOnly, Existing: opt.Existing, After: afterMigration(now, postgres.Rebind)})
 		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) {
-			// The server could not be reached: nothing was asked of it.
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+		case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "28"):
+			// Refused at login (a wrong password, no pg_hba.conf line for
+			// this role): a misconfiguration, which no retry cures.
+			err = fmt.Errorf("%w: the database refused this login (%v)", ErrNotPermitted, err)
+		case errors.As(err, &pe) && pe.Code == "3D000":
+			err = fmt.Errorf("%w: no such database (%v)", ErrNoLedger, err)
+		case errors.As(err, &ce) || new(postgres.Engine).Retryable(err):
+			// The server could not be reached, or the session was lost
+			// while the schema's version was read (a server restarting, a
+			// terminated backend): nothing the caller asked for was done,
+			// and opening again is safe (a migration is one transaction
+			// that checks the version first).
 			err = fmt.Errorf("%w (%v)", ErrUnavailable, err)
 		}
 	} else {
@@ -365,11 +379,20 @@ func (s *Store) retry(ctx context.Context, once func() error) error {
 		rctx, cancel = context.WithTimeout(ctx, s.retryFor)
 		defer cancel()
 	}
-	var last error
+	// lost: an attempt's COMMIT failed, so it may have been recorded,
+	// whatever the later attempts met (a server that then could not be
+	// reached says nothing about it).
+	var last, lost error
 	err := engine.Retry(rctx, s.eng, func() error {
 		last = once()
+		if ce := (*commitError)(nil); errors.As(last, &ce) {
+			lost = last
+		}
 		return last
 	})
+	if lost != nil && err != nil && last != nil && s.eng.Retryable(last) {
+		last = lost
+	}
 	return s.classify(err, last)
 }
 
