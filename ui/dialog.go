@@ -7,7 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -32,8 +34,18 @@ type target struct {
 	// is, beside the digest that binds it.
 	Kind    string
 	Subject string
+	// Attempt is, for a conflict, the retry's payload (the stored one is
+	// Digest, Kind and Subject): the review shows both, side by side.
+	Attempt *attempt
 	ID      int64 // conflict or fenced id for reviews
 	View    viewID
+}
+
+// attempt is a conflicting retry's payload as the review dialog shows it.
+type attempt struct {
+	Digest, Kind, Subject string
+	// Withheld: the attempted body was redacted or not kept.
+	Withheld bool
 }
 
 // dialog asks for confirmation of one decision, naming every key and its
@@ -42,7 +54,7 @@ type dialog struct {
 	kind    dialogKind
 	targets []target
 	input   textinput.Model
-	result  int // reconcile: -1 none chosen yet, 0 executed, 1 not-executed
+	result  int // reconcile: -1 none chosen yet, else an index of results
 	problem string
 	styles  *Styles
 	keys    *KeyMap
@@ -58,10 +70,12 @@ type dialogDoneMsg struct {
 	kind      dialogKind
 	targets   []target
 	text      string
-	result    string
+	result    ledger.Result
 }
 
-var results = []string{"executed", "not-executed"}
+// results are the reconciliation results tab cycles through, in the
+// ledger's own vocabulary.
+var results = []ledger.Result{ledger.ResultExecuted, ledger.ResultNotExecuted}
 
 func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialog {
 	in := textinput.New()
@@ -125,7 +139,7 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 			if d.kind == dlgReconcile && d.result < 0 {
 				// No default: executed or not-executed is the operator's
 				// finding, never a preselected answer.
-				d.problem = "choose the result first: tab switches between executed and not-executed"
+				d.problem = fmt.Sprintf("choose the result first: tab switches between %s and %s", ledger.ResultExecuted, ledger.ResultNotExecuted)
 				return d, nil
 			}
 			if d.textRequired() && text == "" {
@@ -190,9 +204,9 @@ func (d *dialog) View() string {
 		opts := make([]string, len(results))
 		for i, r := range results {
 			if i == d.result {
-				opts[i] = st.ActiveTab.Render("[" + r + "]")
+				opts[i] = st.ActiveTab.Render("[" + string(r) + "]")
 			} else {
-				opts[i] = st.Tab.Render(" " + r + " ")
+				opts[i] = st.Tab.Render(" " + string(r) + " ")
 			}
 		}
 		tail = append(tail, "result: "+strings.Join(opts, " "))
@@ -237,6 +251,9 @@ func (d *dialog) View() string {
 func (d *dialog) block(t target, width int) string {
 	st := d.styles
 	lines := []string{wrap("• "+safetext.Escape(t.Key), width)}
+	if t.Attempt != nil {
+		return lines[0] + "\n" + d.sides(t, width)
+	}
 	what := safetext.Escape(t.Kind)
 	if t.Subject != "" {
 		what += " · target " + safetext.Escape(t.Subject)
@@ -259,4 +276,31 @@ func lineCount(parts []string) int {
 		n += strings.Count(p, "\n") + 1
 	}
 	return n
+}
+
+// sides shows a conflict's stored payload and the attempt beside it, each
+// complete: kind, target and digest, wrapped within its column.
+func (d *dialog) sides(t target, width int) string {
+	st := d.styles
+	colW := max((width-5)/2, 10)
+	side := func(title, kind, subject, digest string, withheld bool) string {
+		if digest == "" {
+			digest = "loading..."
+		}
+		lines := []string{st.Header.Render(title), "kind " + orDash(kind), "target " + orDash(subject)}
+		if withheld {
+			lines = append(lines, st.Muted.Render("(body withheld)"))
+		}
+		lines = append(lines, st.Label.Render("sha256"), st.Digest.Render(digest))
+		return ansi.Wrap(strings.Join(lines, "\n"), colW, "")
+	}
+	a := t.Attempt
+	stored := side("stored", t.Kind, t.Subject, t.Digest, false)
+	attempted := side("attempted", a.Kind, a.Subject, a.Digest, a.Withheld)
+	return indent(columns(st, colW, stored, attempted), "  ")
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }

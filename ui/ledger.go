@@ -21,6 +21,9 @@ type Ledger interface {
 	Counts(ctx context.Context) (ledger.Counts, error)
 	Epoch(ctx context.Context) (ledger.EpochInfo, error)
 	Signing(ctx context.Context, claimed string) (ledger.Signing, error)
+	// Operators is the registered operator set, re-read every second so
+	// that a vote whose key no longer counts is not shown as done.
+	Operators(ctx context.Context) (ledger.OperatorSet, error)
 	Status(ctx context.Context, key string) (ledger.Detail, error)
 	Briefs(ctx context.Context, keys []string) ([]ledger.Brief, error)
 	Approve(ctx context.Context, key, operator, reason string) (ledger.Decision, error)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -71,6 +72,8 @@ type Model struct {
 	detail *detailView
 	dialog *dialog
 	unlock *unlockView
+	// full is the full view of one key (f), over the whole body.
+	full *fullView
 	// after is the decision to open once the key is unlocked, if one was
 	// asked for while it was locked.
 	after    *dialogKind
@@ -82,9 +85,18 @@ type Model struct {
 	showLog  bool
 	// acted are the keys this console decided: their change is not news.
 	acted map[string]bool
+	// deciding is the confirmed decision the ledger has not answered yet.
+	deciding *flight
+	// unconfirmed says what the operator quit without knowing, for the
+	// last frame and for Run to print once the terminal is restored.
+	unconfirmed string
 
-	counts   ledger.Counts
-	sign     ledger.Signing
+	counts ledger.Counts
+	sign   ledger.Signing
+	// auth is who may decide, as last re-read; authBusy while a read is
+	// out (one at a time, at most every second).
+	auth     authority
+	authBusy bool
 	epoch    string
 	refresh  time.Time
 	lastErr  string
@@ -140,7 +152,8 @@ func (m *Model) Close() error { return m.watcher.Close() }
 // Init starts the first load and the refresh tick.
 func (m *Model) Init() tea.Cmd {
 	m.inflight = true
-	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase())
+	m.authBusy = true
+	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase(), readAuthority(m.opt.Context, m.store, m.opt.Operator))
 }
 
 // stillLocked reports whether a key the operator signs with still needs
@@ -222,15 +235,21 @@ func (m *Model) loadDetail() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	return m.status(it, false)
+}
+
+// status reads one row's detail in a command, for the detail pane or the
+// full view, tagged with the view and key it is for.
+func (m *Model) status(it item, full bool) tea.Cmd {
 	s, v, ctx := m.store, m.active, m.opt.Context
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		d, err := s.Status(ctx, it.Key)
 		if errors.Is(err, ledger.ErrNotFound) && it.Fenced != nil {
-			return detailMsg{view: v, key: it.Key, id: it.ID, missing: true}
+			return detailMsg{view: v, key: it.Key, id: it.ID, missing: true, full: full}
 		}
-		return detailMsg{view: v, key: it.Key, id: it.ID, detail: d, err: err}
+		return detailMsg{view: v, key: it.Key, id: it.ID, detail: d, err: err, full: full}
 	}
 }
 
@@ -286,6 +305,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case detailMsg:
+		if msg.full {
+			if m.full != nil {
+				m.full, _ = m.full.Update(msg)
+			}
+			return m, nil
+		}
 		if msg.view == m.active {
 			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] {
 				m.say(sevInfo, changed)
@@ -302,21 +327,81 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(sevInfo, msg)
 			return m, nil
 		}
-		if m.sign.Signed {
-			// Signing runs in the command; a hardware key may wait for its
-			// touch meanwhile, and the console stays live.
-			m.notice = "signing as " + safetext.Escape(m.sign.Operator) + ": touch your key if it asks"
+		if m.deciding != nil {
+			m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
+			return m, nil
 		}
 		// The keys are this console's from now on: a refresh that sees
 		// them leave Pending before the answers arrive must not report the
 		// console's own decision as someone else's.
-		for _, t := range msg.targets {
+		keys := make([]string, len(msg.targets))
+		for i, t := range msg.targets {
 			m.acted[t.Key] = true
+			keys[i] = t.Key
 		}
-		return m, m.act(msg)
+		// Signing runs in the command; a hardware key may wait for its
+		// touch, another writer may hold the ledger: the console stays
+		// live and says what it waits for.
+		signer := ""
+		if m.sign.Signed {
+			signer = m.sign.Operator
+		}
+		actx, cancel := context.WithCancel(m.opt.Context)
+		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, cancel, m.styles, m.keys, m.opt.Now)
+		m.deciding.SetSize(m.width, 1)
+		return m, tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
 	case actionMsg:
+		if m.deciding != nil {
+			msg.stopped = m.deciding.stopped
+		}
+		m.deciding = nil
 		m.reportAction(msg)
 		return m, m.snapshot()
+	case authorityTickMsg:
+		if m.authBusy {
+			return m, nil
+		}
+		m.authBusy = true
+		return m, readAuthority(m.opt.Context, m.store, m.opt.Operator)
+	case authorityMsg:
+		m.authBusy = false
+		if msg.err != nil {
+			// Fail closed: a console that cannot read who may decide does
+			// not keep calling votes done on what it read before.
+			failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
+			if failed.err != m.auth.err {
+				m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
+			}
+			m.auth = failed
+			m.detail.setAuthority(m.auth)
+			return m, authorityTick()
+		}
+		next := newAuthority(msg)
+		changed := m.auth.changes(next)
+		m.auth, m.sign = next, msg.sign
+		m.detail.setAuthority(next)
+		if m.full != nil {
+			m.full.setAuthority(next)
+		}
+		if len(changed) == 0 {
+			return m, authorityTick()
+		}
+		m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
+		return m, tea.Batch(authorityTick(), m.loadDetail())
+	case spinner.TickMsg:
+		if m.deciding == nil {
+			return m, nil // the decision landed: the spinner stops
+		}
+		var cmd tea.Cmd
+		m.deciding, cmd = m.deciding.Update(msg)
+		return m, cmd
+	case fullClosedMsg:
+		m.full = nil
+		return m, nil
+	case flightQuitMsg:
+		m.unconfirmed = msg.unconfirmed
+		m.log.add(m.opt.Now(), sevError, msg.unconfirmed)
+		return m, tea.Quit
 	case decidedMsg:
 		for _, text := range msg {
 			m.say(sevInfo, text)
@@ -366,9 +451,57 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// typing reports whether an input has the keys: a dialog's note, the
+// passphrase prompt or the filter.
+func (m *Model) typing() bool { return m.unlock != nil || m.dialog != nil || m.filterOn }
+
+// burst handles a key message carrying several runes (keys typed faster
+// than the terminal is read, or a paste) as that many key presses, until
+// one opens an input, which then takes the rest whole.
+func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.typing() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			return tea.Batch(append(cmds, m.key(rest))...)
+		}
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		cmds = append(cmds, m.key(one))
+	}
+	return tea.Batch(cmds...)
+}
+
 // key routes one key press: dialog first, then the filter, then global
 // keys, decisions, and finally the focused component.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case msg.Paste && msg.Type == tea.KeyRunes && !m.typing() && m.deciding == nil && !m.showLog && m.full == nil:
+		// Pasted text is never a string of commands (a q in it would
+		// quit): it goes into the filter, which finds the key pasted.
+		open := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'/'}})
+		return tea.Batch(open, m.key(msg))
+	case msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing():
+		return m.burst(msg)
+	}
+	if m.deciding != nil {
+		// A decision in flight holds q (and ctrl+c, from any input too)
+		// until it lands, and takes esc to stop waiting.
+		typing := m.typing()
+		quit := msg.Type == tea.KeyCtrlC || !typing && key.Matches(msg, m.keys.Quit)
+		stop := !typing && !m.showLog && !m.showHelp && key.Matches(msg, m.keys.StopWaiting)
+		if quit || stop {
+			var cmd tea.Cmd
+			m.deciding, cmd = m.deciding.Update(msg)
+			if quit && cmd == nil {
+				m.log.add(m.opt.Now(), sevError, "quit held: "+m.deciding.what()+" is not yet confirmed by the ledger")
+			}
+			return cmd
+		}
+	}
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit // from any dialog or input too
 	}
@@ -380,6 +513,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.dialog != nil {
 		var cmd tea.Cmd
 		m.dialog, cmd = m.dialog.Update(msg)
+		return cmd
+	}
+	if m.full != nil && !key.Matches(msg, m.keys.Quit) {
+		var cmd tea.Cmd
+		m.full, cmd = m.full.Update(msg)
 		return cmd
 	}
 	if m.filterOn {
@@ -454,6 +592,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.say(sevInfo, "sorted by "+m.list().order().String()+" (s cycles)")
 		return m.snapshot()
+	case key.Matches(msg, k.Full):
+		it, ok := m.list().current()
+		if !ok {
+			m.say(sevInfo, "nothing selected")
+			return nil
+		}
+		m.showHelp, m.showLog = false, false
+		m.full = newFullView(it, m.styles, m.keys, m.auth)
+		m.layout()
+		return m.status(it, true)
 	case key.Matches(msg, k.CopyKey, k.CopyDigest):
 		return m.copySelected(key.Matches(msg, k.CopyDigest))
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
@@ -547,6 +695,10 @@ func (m *Model) copySelected(digest bool) tea.Cmd {
 // openDecision opens the confirmation dialog for the chosen rows, after
 // checking that the decision applies to them.
 func (m *Model) openDecision(kind dialogKind) tea.Cmd {
+	if m.deciding != nil {
+		m.say(sevError, "one decision at a time: "+m.deciding.what()+" is still waiting for the ledger (esc stops waiting)")
+		return nil
+	}
 	rows := m.list().chosen()
 	if len(rows) == 0 {
 		m.say(sevInfo, "nothing selected")
@@ -562,7 +714,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	var targets []target
 	for _, it := range rows {
-		want := map[dialogKind]string{dlgApprove: "pending", dlgReject: "pending", dlgReconcile: "uncertain"}[kind]
+		want := map[dialogKind]ledger.State{dlgApprove: ledger.StatePending, dlgReject: ledger.StatePending, dlgReconcile: ledger.StateUncertain}[kind]
 		switch {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
@@ -574,7 +726,14 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
 		switch {
 		case it.Conflict != nil:
-			t.Digest = it.Conflict.AttemptSHA
+			// The stored payload is the key's (its kind and target load
+			// below); the attempt is the retry's, shown beside it.
+			c := it.Conflict
+			t.Digest = c.StoredSHA256
+			t.Attempt = &attempt{Digest: c.AttemptSHA, Withheld: c.Attempted == nil}
+			if c.Attempted != nil {
+				t.Attempt.Kind, t.Attempt.Subject = c.Attempted.Kind, c.Attempted.Target
+			}
 		case it.Fenced != nil:
 			t.Digest = it.Fenced.SHA256
 		default:
@@ -629,19 +788,22 @@ type digestsMsg []target
 // store opened with GroupCommit (the console's) commits those that arrive
 // together in one transaction, so a batch of fifty costs a few fsyncs,
 // not fifty.
-func (m *Model) act(d dialogDoneMsg) tea.Cmd {
-	s, op, ctx := m.store, m.opt.Operator, m.opt.Context
+// It runs under actx, which esc cancels (cancel is called once it ends).
+func (m *Model) act(actx context.Context, cancel context.CancelFunc, d dialogDoneMsg) tea.Cmd {
+	s, op := m.store, m.opt.Operator
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, len(d.targets)), errs: make([]error, len(d.targets))}
+		ctx, stop := context.WithTimeout(actx, 30*time.Second)
+		defer stop()
+		n := len(d.targets)
+		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, n), errs: make([]error, n), decisions: make([]ledger.Decision, n)}
 		var wg sync.WaitGroup
 		for i, t := range d.targets {
 			out.keys[i] = t.Key
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out.errs[i] = decide(ctx, s, d, t, op)
+				out.decisions[i], out.errs[i] = decide(ctx, s, d, t, op)
 			}()
 		}
 		wg.Wait()
@@ -649,24 +811,24 @@ func (m *Model) act(d dialogDoneMsg) tea.Cmd {
 	}
 }
 
-// decide makes one confirmed decision on one target.
-func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) error {
-	var err error
+// decide makes one confirmed decision on one target; an approval or a
+// rejection returns the decision, with the quorum it reached.
+func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) (ledger.Decision, error) {
 	switch d.kind {
 	case dlgApprove:
-		_, err = s.Approve(ctx, t.Key, op, d.text)
+		return s.Approve(ctx, t.Key, op, d.text)
 	case dlgReject:
-		_, err = s.Reject(ctx, t.Key, op, d.text)
+		return s.Reject(ctx, t.Key, op, d.text)
 	case dlgReconcile:
-		_, err = s.Reconcile(ctx, t.Key, ledger.Result(d.result), op, d.text)
+		_, err := s.Reconcile(ctx, t.Key, d.result, op, d.text)
+		return ledger.Decision{}, err
 	case dlgReview:
 		if t.View == viewFenced {
-			err = s.ReviewFenced(ctx, t.ID, op, d.text)
-		} else {
-			err = s.ReviewConflict(ctx, t.ID, op, d.text)
+			return ledger.Decision{}, s.ReviewFenced(ctx, t.ID, op, d.text)
 		}
+		return ledger.Decision{}, s.ReviewConflict(ctx, t.ID, op, d.text)
 	}
-	return err
+	return ledger.Decision{}, nil
 }
 
 // refusalText is what the status bar says of a refused action: the rule
@@ -715,6 +877,31 @@ func (m *Model) whyGone(keys []string) tea.Cmd {
 	}
 }
 
+// quorumText is how far one approval brought its quorum: "1 of 2
+// approvals (bob); waiting for one more". The decision names only its own
+// operator; earlier approvers are counted.
+func quorumText(d ledger.Decision) string {
+	who := safetext.Escape(d.Operator)
+	if n := d.Approvals - 1; n == 1 {
+		who += " and 1 other"
+	} else if n > 1 {
+		who += fmt.Sprintf(" and %d others", n)
+	}
+	return fmt.Sprintf("%d of %d approvals (%s); waiting for %s", d.Approvals, d.Approvers, who, more(d.Approvers-d.Approvals))
+}
+
+// more is "one more" or "3 more".
+func more(n int) string {
+	if n == 1 {
+		return "one more"
+	}
+	return fmt.Sprintf("%d more", n)
+}
+
+// Unconfirmed says what the operator quit without the ledger confirming
+// (a decision still in flight), or "".
+func (m *Model) Unconfirmed() string { return m.unconfirmed }
+
 // say shows a message on the message line (until the next key) and
 // keeps it in the message log.
 func (m *Model) say(sev severity, text string) {
@@ -726,26 +913,51 @@ func (m *Model) say(sev severity, text string) {
 	m.log.add(m.opt.Now(), sev, text)
 }
 
+// reportAction says what became of each key of a decision: done, a vote
+// short of its quorum (the action still pending), not recorded because
+// the operator stopped waiting, or refused.
 func (m *Model) reportAction(a actionMsg) {
-	var refused, done []string
+	var refused, done, votes, stopped []string
 	now := m.opt.Now()
 	for i, err := range a.errs {
 		m.acted[a.keys[i]] = true
 		key := safetext.Escape(a.keys[i])
-		if err != nil {
+		var d ledger.Decision
+		if i < len(a.decisions) {
+			d = a.decisions[i]
+		}
+		switch {
+		case err != nil && a.stopped:
+			stopped = append(stopped, key)
+			m.log.add(now, sevError, a.action+" not recorded for "+key+": you stopped waiting for the ledger ("+safetext.Escape(err.Error())+")")
+		case err != nil:
 			why := safetext.Escape(refusalText(err))
 			refused = append(refused, key+": "+why)
 			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
-		} else {
+		case d.Decision == ledger.DecisionApproved && d.State == ledger.StatePending:
+			// One vote of a quorum: the action is still pending.
+			text := key + ": " + quorumText(d)
+			votes = append(votes, text)
+			m.log.add(now, sevInfo, a.action+" vote recorded for "+text)
+		default:
 			done = append(done, key)
 			m.log.add(now, sevInfo, a.action+" done for "+key)
 		}
 	}
 	m.list().clearSelection()
-	m.notice = fmt.Sprintf("%s: %d done", a.action, len(done))
-	if len(done) > 0 {
-		m.notice += " (" + strings.Join(done, ", ") + ")"
+	var parts []string
+	if len(done) > 0 || len(votes) == 0 && len(stopped) == 0 {
+		part := fmt.Sprintf("%s: %d done", a.action, len(done))
+		if len(done) > 0 {
+			part += " (" + strings.Join(done, ", ") + ")"
+		}
+		parts = append(parts, part)
 	}
+	parts = append(parts, votes...)
+	if len(stopped) > 0 {
+		parts = append(parts, fmt.Sprintf("stopped waiting: %s %s not recorded", a.action, strings.Join(stopped, ", ")))
+	}
+	m.notice = strings.Join(parts, " · ")
 	m.lastErr = ""
 	if len(refused) > 0 {
 		m.lastErr = fmt.Sprintf("%d refused: %s · L shows the full text", len(refused), strings.Join(refused, "; "))
@@ -776,6 +988,12 @@ func (m *Model) layout() {
 	if m.unlock != nil {
 		m.unlock.SetSize(w, body)
 	}
+	if m.full != nil {
+		m.full.SetSize(w, body)
+	}
+	if m.deciding != nil {
+		m.deciding.SetSize(w, 1)
+	}
 	m.log.SetSize(w, body)
 }
 
@@ -800,6 +1018,8 @@ func (m *Model) View() string {
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
 	case m.unlock != nil:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.unlock.View()))
+	case m.full != nil:
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.full.View()))
 	case m.dialog != nil:
 		// A decision takes the whole body: every key it names, its note
 		// and its confirm line must be on screen, at 60x20 too.
@@ -826,6 +1046,10 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.unlock.ShortHelp()
 	case m.dialog != nil:
 		return m.dialog.ShortHelp()
+	case m.full != nil:
+		return m.full.ShortHelp()
+	case m.deciding != nil:
+		return m.deciding.ShortHelp()
 	case m.detail.Focused():
 		return m.detail.ShortHelp()
 	case m.showLog:
@@ -935,8 +1159,7 @@ func (m *Model) operatorText(short bool) string {
 	case short:
 		return "op " + name + " signed"
 	}
-	fp := strings.TrimPrefix(sg.Fingerprint, "SHA256:")
-	return "operator " + name + " signs (SHA256:" + fp[:min(8, len(fp))] + "…)"
+	return "operator " + name + " signs (" + shortFP(sg.Fingerprint) + ")"
 }
 
 func (m *Model) statusBar(w int) string {
@@ -990,6 +1213,14 @@ func (m *Model) statusBar(w int) string {
 		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(m.filter)+" · "+shown))
 	}
 	switch {
+	case m.unconfirmed != "":
+		msg = append(msg, st.StatusError.Render("! "+m.unconfirmed))
+	case m.deciding != nil && m.lastErr != "":
+		// A refusal while in flight (a second decision): said beside the
+		// spinner, which keeps turning.
+		msg = append(msg, m.deciding.Spinner()+st.StatusError.Render("! "+m.lastErr))
+	case m.deciding != nil:
+		msg = append(msg, m.deciding.View())
 	case m.lastErr != "":
 		msg = append(msg, st.StatusError.Render("! "+m.lastErr))
 	case m.notice != "":

@@ -362,7 +362,7 @@ func TestReconcileUncertain(t *testing.T) {
 	waitFor(t, tm, "reconcile: 1 done")
 	final(t, tm)
 	d, _ := f.s.Status(ctx, "report:q4")
-	if d.State != ledger.StateReconciled || d.Reconcile.Result != "not-executed" || d.Reconcile.Note != `provider has no record \u202e` {
+	if d.State != ledger.StateReconciled || d.Reconcile.Result != ledger.ResultNotExecuted || d.Reconcile.Note != `provider has no record \u202e` {
 		t.Fatalf("status = %s %+v", d.State, d.Reconcile)
 	}
 }
@@ -1092,8 +1092,8 @@ func TestOwnDecisionIsNotNews(t *testing.T) {
 	f.guard("refund:own-1", "refund", "x", "refund-bot")
 	f.guard("refund:own-2", "refund", "y", "refund-bot")
 	m := f.model(80, 24, nil)
-	_, act := m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:own-1"}, {Key: "refund:own-2"}}, text: "ok"})
-	answer := act() // committed, not yet delivered
+	_, cmd := m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:own-1"}, {Key: "refund:own-2"}}, text: "ok"})
+	answer := cmd().(tea.BatchMsg)[0]() // committed, not yet delivered (the second is the spinner)
 	drain(m, m.snapshot())
 	if got := listedKeys(m); len(got) != 0 {
 		t.Fatalf("pending after the approvals: %v", got)
