@@ -595,7 +595,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Full):
 		it, ok := m.list().current()
 		if !ok {
-			m.say(sevInfo, "nothing selected")
+			m.say(sevInfo, m.nothingText("nothing selected"))
 			return nil
 		}
 		m.showHelp, m.showLog = false, false
@@ -658,7 +658,7 @@ func (m *Model) setFilter(f string) tea.Cmd {
 func (m *Model) copySelected(digest bool) tea.Cmd {
 	it, ok := m.list().current()
 	if !ok {
-		m.say(sevInfo, "nothing to copy")
+		m.say(sevInfo, m.nothingText("nothing to copy"))
 		return nil
 	}
 	what, text := "key", it.Key
@@ -692,6 +692,16 @@ func (m *Model) copySelected(digest bool) tea.Cmd {
 	}
 }
 
+// nothingText is why a key that acts on a row found none: the view's
+// rows not read yet (a key pressed as the console opens, before its
+// first load lands), else empty, as none says.
+func (m *Model) nothingText(none string) string {
+	if !m.list().loaded {
+		return "the list is still loading: nothing is selected yet, press again once its rows show"
+	}
+	return none
+}
+
 // openDecision opens the confirmation dialog for the chosen rows, after
 // checking that the decision applies to them.
 func (m *Model) openDecision(kind dialogKind) tea.Cmd {
@@ -701,7 +711,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	rows := m.list().chosen()
 	if len(rows) == 0 {
-		m.say(sevInfo, "nothing selected")
+		m.say(sevInfo, m.nothingText("nothing selected"))
 		return nil
 	}
 	if m.stillLocked() {

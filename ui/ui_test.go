@@ -124,10 +124,18 @@ type console struct {
 
 func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
 	f.t.Helper()
+	return f.run(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Locked: f.locked}, w, h)
+}
+
+// run starts the console with opt at w x h, with the tests' renderer,
+// clock and refresh.
+func (f *fixture) run(opt Options, w, h int) *console {
+	f.t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	m, err := New(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Renderer: r,
-		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: 50 * time.Millisecond, Locked: f.locked})
+	opt.Renderer, opt.Refresh = r, 50*time.Millisecond
+	opt.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }
+	m, err := New(opt)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -433,6 +441,7 @@ func TestReadOnlyDisablesDecisions(t *testing.T) {
 	f.guard("refund:le-1", "refund", "x", "refund-bot")
 	tm := f.console(80, 24, true, "alice")
 	waitFor(t, tm, "READ-ONLY")
+	waitFor(t, tm, "refund:le-1") // else the keys find no row, and prove nothing
 	tm.Send(press("a"))
 	tm.Send(press("r"))
 	view := final(t, tm)
