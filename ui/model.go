@@ -97,13 +97,17 @@ type Model struct {
 	// out (one at a time, at most every second).
 	auth     authority
 	authBusy bool
-	epoch    string
-	refresh  time.Time
-	lastErr  string
-	notice   string
-	inflight bool
-	width    int
-	height   int
+	// ident is the ledger file as opened and what changed since;
+	// identBusy while a check is out.
+	ident     identity
+	identBusy bool
+	epoch     string
+	refresh   time.Time
+	lastErr   string
+	notice    string
+	inflight  bool
+	width     int
+	height    int
 }
 
 // New builds the console on an open ledger. It opens the ledger's watch
@@ -132,7 +136,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}}
+		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -151,9 +155,9 @@ func (m *Model) Close() error { return m.watcher.Close() }
 
 // Init starts the first load and the refresh tick.
 func (m *Model) Init() tea.Cmd {
-	m.inflight = true
-	m.authBusy = true
-	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase(), readAuthority(m.opt.Context, m.store, m.opt.Operator))
+	m.inflight, m.authBusy, m.identBusy = true, true, true
+	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase(), readAuthority(m.opt.Context, m.store, m.opt.Operator),
+		readIdentity(m.opt.Context, m.store, m.ident.file))
 }
 
 // stillLocked reports whether a key the operator signs with still needs
@@ -331,6 +335,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
 			return m, nil
 		}
+		if m.ident.problem != "" {
+			m.say(sevError, "not recorded: "+m.ident.problem)
+			return m, nil
+		}
 		// The keys are this console's from now on: a refresh that sees
 		// them leave Pending before the answers arrive must not report the
 		// console's own decision as someone else's.
@@ -358,11 +366,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.reportAction(msg)
 		return m, m.snapshot()
 	case authorityTickMsg:
-		if m.authBusy {
-			return m, nil
-		}
-		m.authBusy = true
-		return m, readAuthority(m.opt.Context, m.store, m.opt.Operator)
+		return m, once(&m.authBusy, readAuthority(m.opt.Context, m.store, m.opt.Operator))
 	case authorityMsg:
 		m.authBusy = false
 		if msg.err != nil {
@@ -388,6 +392,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
 		return m, tea.Batch(authorityTick(), m.loadDetail())
+	case identityTickMsg:
+		return m, once(&m.identBusy, readIdentity(m.opt.Context, m.store, m.ident.file))
+	case identityMsg:
+		m.identBusy = false
+		if m.ident.observe(msg) {
+			if m.ident.problem != "" {
+				m.say(sevError, m.ident.problem)
+			} else {
+				m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
+			}
+			m.layout()
+		}
+		return m, identityTick()
 	case spinner.TickMsg:
 		if m.deciding == nil {
 			return m, nil // the decision landed: the spinner stops
@@ -449,6 +466,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// once starts read unless one is still out (busy), for the reads
+// repeated every second: one at a time, however slow the ledger.
+func once(busy *bool, read tea.Cmd) tea.Cmd {
+	if *busy {
+		return nil
+	}
+	*busy = true
+	return read
 }
 
 // typing reports whether an input has the keys: a dialog's note, the
@@ -707,6 +734,10 @@ func (m *Model) nothingText(none string) string {
 func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	if m.deciding != nil {
 		m.say(sevError, "one decision at a time: "+m.deciding.what()+" is still waiting for the ledger (esc stops waiting)")
+		return nil
+	}
+	if m.ident.problem != "" {
+		m.say(sevError, "decisions refused: "+m.ident.problem)
 		return nil
 	}
 	rows := m.list().chosen()
@@ -977,7 +1008,7 @@ func (m *Model) reportAction(a actionMsg) {
 // layout gives every component its size.
 func (m *Model) layout() {
 	w, h := max(m.width, 40), max(m.height, 10)
-	body := h - 4 // tabs, two status lines, help line
+	body := h - m.chrome()
 	m.help.Width = w
 	if w >= 140 {
 		lw := w * 11 / 20
@@ -1007,19 +1038,43 @@ func (m *Model) layout() {
 	m.log.SetSize(w, body)
 }
 
+// chrome is how many lines are not the body: the banner, the tabs, the
+// two status lines and the help line.
+func (m *Model) chrome() int {
+	if b := m.banner(max(m.width, 40)); b != "" {
+		return 4 + lipgloss.Height(b)
+	}
+	return 4
+}
+
+// banner is the loud line over everything while the ledger file is not
+// the one opened (deleted, replaced, another ledger): what happened, in
+// the error style and reversed, wrapped (never cut) to w; "" otherwise.
+// The whole text is in the message log and each refusal.
+func (m *Model) banner(w int) string {
+	if m.ident.problem == "" {
+		return ""
+	}
+	text := "!! " + m.ident.headline() + " · decisions refused · L for details"
+	return m.styles.Banner.Width(w).Render(wrap(text, w))
+}
+
 // View draws the console.
 func (m *Model) View() string {
 	w := max(m.width, 40)
 	var parts []string
+	if b := m.banner(w); b != "" {
+		parts = append(parts, b)
+	}
 	parts = append(parts, m.tabs(w))
 	var lower string
 	switch {
 	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-4-2))
+		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-m.chrome()-2))
 	default:
 		lower = m.detail.View()
 	}
-	body := max(m.height, 10) - 4
+	body := max(m.height, 10) - m.chrome()
 	switch {
 	case m.showLog:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.log.View()))

@@ -38,6 +38,9 @@ type Styles struct {
 	Soon lipgloss.Style
 	// Spinner turns while a decision is in flight.
 	Spinner lipgloss.Style
+	// Banner is the loud line over the console while the ledger file is
+	// not the one opened.
+	Banner lipgloss.Style
 }
 
 // NewStyles builds the theme for one renderer (one terminal).
@@ -68,6 +71,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		StatusOK:    r.NewStyle().Foreground(good),
 		Soon:        r.NewStyle().Foreground(warn).Bold(true),
 		Spinner:     r.NewStyle().Foreground(accent),
+		Banner:      r.NewStyle().Foreground(bad).Bold(true).Reverse(true),
 		Dialog:      r.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(warn).Padding(0, 1),
 		DialogTitle: r.NewStyle().Bold(true).Foreground(warn),
 		Empty:       r.NewStyle().Foreground(muted).Italic(true),
