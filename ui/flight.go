@@ -43,6 +43,9 @@ type flight struct {
 	// quitAt is when q was first pressed while in flight.
 	quitAt time.Time
 	width  int
+	// file is the ledger file, whose lock holder is looked up; holder is
+	// who holds the write lock, as last looked up ("" none or unknown).
+	file, holder string
 }
 
 var _ component[*flight] = (*flight)(nil)
@@ -50,13 +53,14 @@ var _ component[*flight] = (*flight)(nil)
 // flightQuitMsg says the operator quit with the decision unanswered.
 type flightQuitMsg struct{ unconfirmed string }
 
-func newFlight(action string, targets []string, signer string, cancel context.CancelFunc, st *Styles, km *KeyMap, now func() time.Time) *flight {
+func newFlight(action string, targets []string, signer, file string, cancel context.CancelFunc, st *Styles, km *KeyMap, now func() time.Time) *flight {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot), spinner.WithStyle(st.Spinner))
-	return &flight{styles: st, keys: km, spin: sp, action: action, targets: targets, signer: signer, cancel: cancel, now: now, started: now()}
+	return &flight{styles: st, keys: km, spin: sp, action: action, targets: targets, signer: signer, file: file, cancel: cancel, now: now, started: now()}
 }
 
-// Init starts the spinner.
-func (f *flight) Init() tea.Cmd { return f.spin.Tick }
+// Init starts the spinner and, unless the decision lands first, the
+// look-ups of who holds the ledger.
+func (f *flight) Init() tea.Cmd { return tea.Batch(f.spin.Tick, holderTick(f, holderFirst)) }
 
 // SetSize sets the width of the message line the flight is shown on.
 func (f *flight) SetSize(w, _ int) { f.width = w }
@@ -93,6 +97,17 @@ func (f *flight) Update(msg tea.Msg) (*flight, tea.Cmd) {
 		f.spin, cmd = f.spin.Update(msg)
 		f.elapsed = f.now().Sub(f.started)
 		return f, cmd
+	case holderTickMsg:
+		if msg.f != f {
+			return f, nil
+		}
+		return f, lookupHolder(f)
+	case holderMsg:
+		if msg.f != f {
+			return f, nil
+		}
+		f.holder = msg.holder
+		return f, holderTick(f, holderEvery)
 	case tea.KeyMsg:
 		switch {
 		case key.Matches(msg, f.keys.StopWaiting) && !f.stopped:
@@ -152,12 +167,21 @@ func (f *flight) line(keyW int) string {
 	case f.stopped:
 		parts = []string{"stopping the wait: " + what + " · " + secs}
 	case !f.quitAt.IsZero():
-		parts = []string{"not yet confirmed: " + what, "q again quits", "esc stops waiting", "waiting for the ledger " + secs}
+		parts = []string{"not yet confirmed: " + what, "q again quits", "esc stops waiting", "waiting for the ledger " + f.heldBy() + secs}
 	default:
-		parts = []string{"waiting for the ledger " + secs + ": " + what, "esc stops waiting"}
+		parts = []string{"waiting for the ledger " + f.heldBy() + secs + ": " + what, "esc stops waiting"}
 		if f.signer != "" {
 			parts = append(parts, "signing as "+safetext.Escape(f.signer)+": touch your key if it asks")
 		}
 	}
 	return strings.Join(parts, " · ")
+}
+
+// heldBy is "(held by pid 4242 (tollgate guard)) " while another process
+// holds the ledger's write lock, else "".
+func (f *flight) heldBy() string {
+	if f.holder == "" {
+		return ""
+	}
+	return "(held by " + f.holder + ") "
 }

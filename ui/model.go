@@ -355,7 +355,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			signer = m.sign.Operator
 		}
 		actx, cancel := context.WithCancel(m.opt.Context)
-		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, cancel, m.styles, m.keys, m.opt.Now)
+		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
 		m.deciding.SetSize(m.width, 1)
 		return m, tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
 	case actionMsg:
@@ -405,7 +405,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.layout()
 		}
 		return m, identityTick()
-	case spinner.TickMsg:
+	case spinner.TickMsg, holderTickMsg, holderMsg:
 		if m.deciding == nil {
 			return m, nil // the decision landed: the spinner stops
 		}

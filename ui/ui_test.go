@@ -31,6 +31,9 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(lockHolderEnv); path != "" {
+		os.Exit(holdLockChild(path)) // this binary re-run as another writer
+	}
 	lipgloss.SetColorProfile(termenv.Ascii)
 	pkgDir, _ = os.Getwd()
 	os.Exit(m.Run())
