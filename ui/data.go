@@ -69,7 +69,11 @@ type (
 		counts ledger.Counts
 		epoch  string
 		sign   ledger.Signing
-		err    error
+		// pending are the keys pending now (the first pendingWatch by
+		// deadline), whatever the view: a key that leaves them without
+		// this console deciding it is announced in every view.
+		pending []string
+		err     error
 	}
 	pageMsg struct {
 		query
@@ -183,9 +187,35 @@ func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit
 		if msg.sign, msg.err = s.Signing(ctx, operator); msg.err != nil {
 			return msg
 		}
-		msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit)
+		if msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit); msg.err != nil {
+			return msg
+		}
+		msg.pending, msg.err = pendingKeys(ctx, s, q, msg.items)
 		return msg
 	}
+}
+
+// pendingWatch is how many pending keys (the soonest due) the console
+// watches for decisions made elsewhere.
+const pendingWatch = 200
+
+// pendingKeys are the keys pending now, the soonest due first: the
+// Pending view's rows when they are what it shows unfiltered, else one
+// more query.
+func pendingKeys(ctx context.Context, s Ledger, q query, items []item) ([]string, error) {
+	if q.view == viewPending && q.filter == "" && q.order == ledger.SoonestDeadline {
+		keys := make([]string, 0, min(len(items), pendingWatch))
+		for _, it := range items[:min(len(items), pendingWatch)] {
+			keys = append(keys, it.Key)
+		}
+		return keys, nil
+	}
+	rows, err := s.List(ctx, ledger.Filter{State: ledger.StatePending, Order: ledger.SoonestDeadline, Limit: pendingWatch})
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return keys, err
 }
 
 // logical returns the logical part of an authority key.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -62,6 +63,11 @@ type dialog struct {
 	height  int
 	// offset is the first key shown when the list does not fit.
 	offset int
+	// changed says what changed under the open dialog (keys decided,
+	// expired or settled elsewhere, which left it); askAgain holds the
+	// next enter, which only acknowledges the change.
+	changed  []string
+	askAgain bool
 }
 
 // dialogDoneMsg carries a confirmed or cancelled dialog back to the root.
@@ -90,6 +96,49 @@ func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialo
 	}
 	in.Focus()
 	return &dialog{kind: kind, targets: targets, input: in, styles: st, keys: km, result: -1}
+}
+
+// wantState is the state a decision applies to ("" for a review, which
+// applies to log entries).
+func wantState(kind dialogKind) ledger.State {
+	switch kind {
+	case dlgApprove, dlgReject:
+		return ledger.StatePending
+	case dlgReconcile:
+		return ledger.StateUncertain
+	}
+	return ""
+}
+
+// recheck compares the dialog's keys with a reload of view: a key that
+// left the view, or whose state is no longer the one the decision
+// applies to, leaves the dialog, which then says what changed and asks
+// again. A key not in a window that has more rows is left as it is. It
+// returns the changes, one line each, already escaped.
+func (d *dialog) recheck(v viewID, items []item, more bool) []string {
+	var keep []target
+	var changed []string
+	want := wantState(d.kind)
+	for _, t := range d.targets {
+		i := slices.IndexFunc(items, func(it item) bool { return it.Key == t.Key && it.ID == t.ID })
+		key := safetext.Escape(t.Key)
+		switch {
+		case t.View != v || i < 0 && more:
+			keep = append(keep, t)
+		case i < 0:
+			changed = append(changed, key+" left "+viewTitles[v]+": decided or settled elsewhere")
+		case want != "" && items[i].State != want:
+			changed = append(changed, fmt.Sprintf("%s is now %s", key, items[i].State))
+		default:
+			keep = append(keep, t)
+		}
+	}
+	if len(changed) > 0 {
+		d.targets, d.askAgain = keep, true
+		d.offset = min(d.offset, max(len(keep)-1, 0))
+		d.changed = append(d.changed, changed...)
+	}
+	return changed
 }
 
 // Init starts the input's cursor blinking.
@@ -134,6 +183,11 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 		switch {
 		case key.Matches(km, d.keys.Cancel):
 			return d, func() tea.Msg { return dialogDoneMsg{kind: d.kind, targets: d.targets} }
+		case key.Matches(km, d.keys.Confirm) && len(d.targets) == 0:
+			return d, func() tea.Msg { return dialogDoneMsg{kind: d.kind} }
+		case key.Matches(km, d.keys.Confirm) && d.askAgain:
+			d.askAgain = false // seen: the next enter decides what is listed
+			return d, nil
 		case key.Matches(km, d.keys.Confirm):
 			text := strings.TrimSpace(d.input.Value())
 			if d.kind == dlgReconcile && d.result < 0 {
@@ -215,14 +269,21 @@ func (d *dialog) View() string {
 	if d.problem != "" {
 		tail = append(tail, wrap(st.StatusError.Render(d.problem), inner))
 	}
+	tail = append(tail, d.changes(inner)...)
 	hint := "enter confirm · esc cancel"
-	if d.kind == dlgReconcile {
+	switch {
+	case n == 0:
+		hint = "nothing left to decide · enter or esc closes"
+	case d.askAgain:
+		hint = "changed while open: enter to go on with the keys listed · esc cancel"
+	}
+	if d.kind == dlgReconcile && n > 0 {
 		hint += " · tab switch result"
 	}
 	if n > 1 {
 		hint += " · ↑/↓ scroll keys"
 	}
-	tail = append(tail, st.Muted.Render(hint))
+	tail = append(tail, st.Muted.Render(wrap(hint, inner)))
 
 	// Lines left for the keys: the height less the border, the title,
 	// the tail and one line for the position.
@@ -244,6 +305,31 @@ func (d *dialog) View() string {
 	}
 	parts = append(parts, tail...)
 	return st.Dialog.Width(max(d.width-4, 20)).Render(strings.Join(parts, "\n"))
+}
+
+// maxChanges is how many changes the dialog lists; the message log has
+// every one.
+const maxChanges = 3
+
+// changes are the lines saying what changed under the dialog: loud
+// until acknowledged, then muted.
+func (d *dialog) changes(width int) []string {
+	if len(d.changed) == 0 {
+		return nil
+	}
+	style := d.styles.Muted
+	if d.askAgain {
+		style = d.styles.StatusError
+	}
+	shown := d.changed[max(len(d.changed)-maxChanges, 0):]
+	out := make([]string, 0, len(shown)+1)
+	for _, c := range shown {
+		out = append(out, style.Render(wrap("changed: "+c, width)))
+	}
+	if n := len(d.changed) - len(shown); n > 0 {
+		out = append(out, style.Render(fmt.Sprintf("and %d more changes (L lists them)", n)))
+	}
+	return out
 }
 
 // block is one key as the dialog lists it: the full key, then what the

@@ -98,19 +98,10 @@ func (l *listView) current() (item, bool) {
 
 // setItems replaces the rows, keeping the cursor on the same key when it
 // is still listed, and dropping selections that left the view.
-func (l *listView) setItems(items []item, more bool) (gone []string) {
+func (l *listView) setItems(items []item, more bool) {
 	present := map[string]bool{}
 	for _, it := range items {
 		present[it.Key] = true
-	}
-	// Rows that left a reloaded window (more=false or they were above its
-	// end): decided, expired or settled meanwhile.
-	if l.loaded {
-		for i, it := range l.items {
-			if !present[it.Key] && (!more || i < len(items)) {
-				gone = append(gone, it.Key)
-			}
-		}
 	}
 	cur, had := l.current()
 	l.items, l.more, l.loaded = items, more, true
@@ -128,7 +119,6 @@ func (l *listView) setItems(items []item, more bool) (gone []string) {
 		}
 	}
 	l.clamp()
-	return gone
 }
 
 func (l *listView) appendItems(items []item, more bool) {

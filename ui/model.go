@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,6 +86,9 @@ type Model struct {
 	showLog  bool
 	// acted are the keys this console decided: their change is not news.
 	acted map[string]bool
+	// pending are the keys pending at the last snapshot (nil before the
+	// first), told those already announced as decided elsewhere.
+	pending, told map[string]bool
 	// deciding is the confirmed decision the ledger has not answered yet.
 	deciding *flight
 	// unconfirmed says what the operator quit without knowing, for the
@@ -136,7 +140,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}}
+		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -296,11 +300,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+		why := m.whyGone(m.leftPending(msg.pending))
 		if msg.query != m.query() {
-			return m, m.snapshot()
+			return m, tea.Batch(m.snapshot(), why)
 		}
-		gone := m.list().setItems(msg.items, msg.more)
-		return m, tea.Batch(m.loadDetail(), m.whyGone(gone))
+		m.list().setItems(msg.items, msg.more)
+		if m.dialog != nil {
+			for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
+				m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
+			}
+		}
+		return m, tea.Batch(m.loadDetail(), why)
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
@@ -316,8 +326,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.view == m.active {
-			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] {
+			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
 				m.say(sevInfo, changed)
+				// A decision (not a vote short of its quorum) is told once.
+				m.told[msg.key] = msg.detail.State != ledger.StatePending
 			}
 		}
 		return m, nil
@@ -420,8 +432,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.log.add(m.opt.Now(), sevError, msg.unconfirmed)
 		return m, tea.Quit
 	case decidedMsg:
-		for _, text := range msg {
-			m.say(sevInfo, text)
+		// One line in any view, every one in the log, each once.
+		var said []string
+		for _, d := range msg {
+			if !m.told[d.key] {
+				m.told[d.key] = true
+				said = append(said, d.text)
+				m.log.add(m.opt.Now(), sevInfo, d.text)
+			}
+		}
+		if len(said) > 0 {
+			line := said[0]
+			if len(said) > 1 {
+				line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
+			}
+			m.notice, m.lastErr = line, ""
 		}
 		return m, nil
 	case unlockedMsg:
@@ -755,7 +780,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	var targets []target
 	for _, it := range rows {
-		want := map[dialogKind]ledger.State{dlgApprove: ledger.StatePending, dlgReject: ledger.StatePending, dlgReconcile: ledger.StateUncertain}[kind]
+		want := wantState(kind)
 		switch {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
@@ -886,14 +911,32 @@ func refusalText(err error) string {
 }
 
 // decidedMsg says pending keys were decided by someone else.
-type decidedMsg []string
+type decidedMsg []decided
 
-// whyGone looks up keys that left the Pending view without this console
-// acting on them, and says who decided them and when.
-func (m *Model) whyGone(keys []string) tea.Cmd {
-	if m.active != viewPending {
-		return nil
+// decided is one key decided elsewhere and the line that says so.
+type decided struct{ key, text string }
+
+// leftPending takes the keys pending now and returns those that were
+// pending at the last snapshot and are no longer, once each.
+func (m *Model) leftPending(keys []string) []string {
+	now := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		now[k] = true
 	}
+	var gone []string
+	for k := range m.pending {
+		if !now[k] && !m.told[k] && !m.acted[k] {
+			gone = append(gone, k)
+		}
+	}
+	slices.Sort(gone)
+	m.pending = now
+	return gone
+}
+
+// whyGone looks up keys that left Pending without this console acting on
+// them, whatever the view, and says who decided them and when.
+func (m *Model) whyGone(keys []string) tea.Cmd {
 	var ask []string
 	for _, k := range keys {
 		if !m.acted[k] && len(ask) < 20 {
@@ -911,7 +954,7 @@ func (m *Model) whyGone(keys []string) tea.Cmd {
 		for _, k := range ask {
 			d, err := s.Status(ctx, k)
 			if err == nil && d.Decision != nil {
-				out = append(out, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At)))
+				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
 			}
 		}
 		return out
