@@ -269,7 +269,11 @@ func (d *dialog) View() string {
 	if d.problem != "" {
 		tail = append(tail, wrap(st.StatusError.Render(d.problem), inner))
 	}
-	tail = append(tail, d.changes(inner)...)
+	changes := d.changes(inner, maxChanges)
+	if lineCount(append(tail, changes...))+4 > d.height {
+		changes = d.changes(inner, 1) // a small screen: the latest only
+	}
+	tail = append(tail, changes...)
 	hint := "enter confirm · esc cancel"
 	switch {
 	case n == 0:
@@ -292,6 +296,13 @@ func (d *dialog) View() string {
 	for i, t := range d.targets {
 		blocks[i] = d.block(t, inner)
 	}
+	if n > 0 && lineCount(blocks[min(d.offset, n-1):min(d.offset, n-1)+1]) > room {
+		// Not even one key fits whole (40x12): it is cut after its name,
+		// never what to press.
+		i := min(d.offset, n-1)
+		lines := strings.Split(blocks[i], "\n")
+		blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
+	}
 	first := min(d.offset, max(n-1, 0))
 	last, used := first, 0
 	for last < n && (last == first || used+lineCount([]string{blocks[last]}) <= room) {
@@ -311,9 +322,9 @@ func (d *dialog) View() string {
 // every one.
 const maxChanges = 3
 
-// changes are the lines saying what changed under the dialog: loud
-// until acknowledged, then muted.
-func (d *dialog) changes(width int) []string {
+// changes are the lines saying what changed under the dialog, the most
+// recent, loud until acknowledged, then muted.
+func (d *dialog) changes(width, most int) []string {
 	if len(d.changed) == 0 {
 		return nil
 	}
@@ -321,7 +332,7 @@ func (d *dialog) changes(width int) []string {
 	if d.askAgain {
 		style = d.styles.StatusError
 	}
-	shown := d.changed[max(len(d.changed)-maxChanges, 0):]
+	shown := d.changed[max(len(d.changed)-most, 0):]
 	out := make([]string, 0, len(shown)+1)
 	for _, c := range shown {
 		out = append(out, style.Render(wrap("changed: "+c, width)))

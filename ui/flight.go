@@ -150,16 +150,28 @@ func (f *flight) Spinner() string { return f.spin.View() }
 // View is the message line while the decision is in flight: what is
 // waited for, for how long, and the keys that act.
 func (f *flight) View() string {
-	line := f.line(0)
-	// The key gives way first: what to press must stay on the line.
-	if over := ansi.StringWidth(line) + 2 - f.width; f.width > 0 && over > 0 && len(f.targets) == 1 {
-		line = f.line(max(ansi.StringWidth(safetext.Escape(f.targets[0]))-over, 8))
+	line := f.line(0, false)
+	// The key gives way first, then the words: what to press must stay
+	// on the line.
+	fits := func(l string) bool { return f.width <= 0 || ansi.StringWidth(l)+2 <= f.width }
+	if len(f.targets) == 1 {
+		full := ansi.StringWidth(safetext.Escape(f.targets[0]))
+		for _, compact := range []bool{false, true} {
+			if line = f.line(0, compact); fits(line) {
+				break
+			}
+			over := ansi.StringWidth(line) + 2 - f.width
+			if line = f.line(max(full-over, 8), compact); fits(line) {
+				break
+			}
+		}
 	}
 	return f.Spinner() + f.styles.Soon.Render(line)
 }
 
-// line is the message, the key cut to keyW cells (0: whole).
-func (f *flight) line(keyW int) string {
+// line is the message, the key cut to keyW cells (0: whole); compact
+// says "waiting" for "waiting for the ledger", for narrow screens.
+func (f *flight) line(keyW int, compact bool) string {
 	secs := fmt.Sprintf("%ds", int(f.elapsed.Seconds()))
 	what := f.whatIn(keyW)
 	var parts []string
@@ -168,6 +180,8 @@ func (f *flight) line(keyW int) string {
 		parts = []string{"stopping the wait: " + what + " · " + secs}
 	case !f.quitAt.IsZero():
 		parts = []string{"not yet confirmed: " + what, "q again quits", "esc stops waiting", "waiting for the ledger " + f.heldBy() + secs}
+	case compact:
+		parts = []string{"waiting " + f.heldBy() + secs + ": " + what, "esc stops waiting"}
 	default:
 		parts = []string{"waiting for the ledger " + f.heldBy() + secs + ": " + what, "esc stops waiting"}
 		if f.signer != "" {

@@ -1099,6 +1099,9 @@ func (m *Model) banner(w int) string {
 		return ""
 	}
 	text := "!! " + m.ident.headline() + " · decisions refused · L for details"
+	if ansi.StringWidth(text) > w {
+		text = "!! " + m.ident.headline() + " · L for details"
+	}
 	return m.styles.Banner.Width(w).Render(wrap(text, w))
 }
 
@@ -1136,7 +1139,11 @@ func (m *Model) View() string {
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
 	default:
 		listH := m.list().Height()
-		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()), lower)
+		// The pane may be taller than the room left at the smallest sizes
+		// (a banner takes a line): it is cut, never the status lines.
+		lowH := max(body-listH, 1)
+		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()),
+			m.styles.App.MaxHeight(lowH).Render(lower))
 	}
 	parts = append(parts, m.statusBar(w))
 	if m.filterOn {
@@ -1228,12 +1235,19 @@ func (m *Model) fullHelp(w, h int) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
 }
 
-var shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
+var (
+	shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
+	// tinyTitles keep every view's count on screen below 60 columns.
+	tinyTitles = [viewCount]string{"Pnd", "Cnf", "Unc", "Fen", "All"}
+)
 
 func (m *Model) tabs(w int) string {
 	counts := [viewCount]int64{m.counts.Pending, m.counts.Conflicts, m.counts.Uncertain, m.counts.Fenced, m.counts.All}
 	titles := viewTitles
-	if w < 110 {
+	switch {
+	case w < 60:
+		titles = tinyTitles
+	case w < 110:
 		titles = shortTitles
 	}
 	var tabs []string
