@@ -160,7 +160,7 @@ func TestConsoleAsksPassphrase(t *testing.T) {
 		}
 	}
 	d, err := f.s.Status(ctx, "refund:p-1")
-	if err != nil || len(d.Votes) != 1 || d.Votes[0].Proof.Status != "signed" || d.Votes[0].Operator != "alice" {
+	if err != nil || len(d.Votes) != 1 || d.Votes[0].Proof.Status != proofSigned || d.Votes[0].Operator != "alice" {
 		t.Fatalf("the approval is not signed by alice: %+v %v", d.Votes, err)
 	}
 	if a := f.guard("refund:p-1", "refund", "refund 10 EUR", "refund-bot"); a.Verdict != ledger.Permitted {

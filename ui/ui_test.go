@@ -788,8 +788,8 @@ func TestListTimes(t *testing.T) {
 	l := newListView(viewPending, &st, &km, func() time.Time { return now })
 	l.SetSize(100, 10)
 	l.setItems([]item{
-		{ID: 2, Key: "refund:soon", Logical: "refund:soon", State: "pending", Kind: "refund", Deadline: now.Add(9 * time.Minute)},
-		{ID: 1, Key: "refund:later", Logical: "refund:later", State: "pending", Kind: "refund", Deadline: now.Add(time.Hour)},
+		{ID: 2, Key: "refund:soon", Logical: "refund:soon", State: ledger.StatePending, Kind: "refund", Deadline: now.Add(9 * time.Minute)},
+		{ID: 1, Key: "refund:later", Logical: "refund:later", State: ledger.StatePending, Kind: "refund", Deadline: now.Add(time.Hour)},
 	}, false)
 	l.cursor = 1 // the highlight is on rows off the cursor
 	view := l.View()
