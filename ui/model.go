@@ -289,7 +289,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if !msg.changed {
-			m.inflight = false
+			// Nothing written: what is shown is current as of now, and the
+			// status bar's time says the console is live.
+			m.inflight, m.refresh = false, m.opt.Now()
 			return m, nil
 		}
 		return m, m.snapshot()
@@ -1254,7 +1256,7 @@ func (m *Model) tabs(w int) string {
 	for v := viewID(0); v < viewCount; v++ {
 		label := fmt.Sprintf("%s %d", titles[v], counts[v])
 		if v == m.active {
-			tabs = append(tabs, m.styles.ActiveTab.Render(label))
+			tabs = append(tabs, m.styles.CurrentTab.Render("["+label+"]")) // as wide as a padded tab
 		} else {
 			tabs = append(tabs, m.styles.Tab.Render(label))
 		}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollgate-dev/tollgate/ledger"
 )
@@ -71,5 +72,32 @@ func TestStaleDialogSaysWhatChangedAndAsksAgain(t *testing.T) {
 	}
 	if d, _ := f.s.Status(ctx, "refund:st-1"); d.Decision == nil || d.Decision.Operator != "bob" {
 		t.Fatalf("refund:st-1 was decided again: %+v", d.Decision)
+	}
+}
+
+// TestActiveViewMarkedWithoutColour: with no colour at all (NO_COLOR,
+// the tests' Ascii profile) the active view is still marked, by
+// brackets, at every width.
+func TestActiveViewMarkedWithoutColour(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:nc-1", "refund", "x", "refund-bot")
+	for _, w := range []int{40, 80, 120} {
+		m := f.model(w, 24, io.Discard)
+		step(m, press("5"))
+		if v := m.View(); !strings.Contains(v, "[All") || strings.Contains(v, "[P") {
+			t.Fatalf("at %d columns the active view is not the one marked:\n%s", w, v)
+		}
+	}
+}
+
+// TestStatusTimeIsAHeartbeat: the status bar's time moves with every
+// check that finds nothing written, so an idle console shows it is live.
+func TestStatusTimeIsAHeartbeat(t *testing.T) {
+	f := newFixture(t)
+	m := f.model(160, 24, io.Discard)
+	m.opt.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 41, 7, 0, time.UTC) }
+	step(m, checkedMsg{changed: false})
+	if v := m.View(); !strings.Contains(v, "refreshed 09:41:07Z") {
+		t.Fatalf("the status bar's time did not move:\n%s", v)
 	}
 }

@@ -9,9 +9,12 @@ import (
 // Styles are every style the console uses, built once from one renderer
 // so that tests can pin the color profile and views never build their own.
 type Styles struct {
-	App         lipgloss.Style
-	Tab         lipgloss.Style
-	ActiveTab   lipgloss.Style
+	App       lipgloss.Style
+	Tab       lipgloss.Style
+	ActiveTab lipgloss.Style
+	// CurrentTab is the active view in the tab bar, whose label is also
+	// bracketed, so that it is marked without colour (NO_COLOR).
+	CurrentTab  lipgloss.Style
 	TabGap      lipgloss.Style
 	Header      lipgloss.Style
 	Row         lipgloss.Style
@@ -54,6 +57,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		App:         r.NewStyle(),
 		Tab:         r.NewStyle().Padding(0, 1).Foreground(muted),
 		ActiveTab:   r.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
+		CurrentTab:  r.NewStyle().Bold(true).Underline(true).Foreground(accent),
 		TabGap:      r.NewStyle().Foreground(muted),
 		Header:      r.NewStyle().Bold(true).Foreground(muted),
 		Row:         r.NewStyle(),
