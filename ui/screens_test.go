@@ -67,8 +67,16 @@ type screen struct {
 
 // runScreens checks each screen at each size, on a fresh fixture each,
 // against testdata/<test>/<name>-<w>x<h>.golden.
+//
+// Under -race -short (CI's race run, after the plain run has compared
+// every golden) only 60x20 is checked: the frames are drawn by hand,
+// with no goroutine of the console's own, so the sweep finds no race and
+// would cost minutes at the race detector's speed.
 func runScreens(t *testing.T, sizes []struct{ w, h int }, fixture func(*testing.T) *fixture, screens []screen) {
 	for _, sz := range sizes {
+		if testing.Short() && slowdown > 1 && (sz.w != 60 || sz.h != 20) {
+			continue
+		}
 		for _, sc := range screens {
 			t.Run(fmt.Sprintf("%s-%dx%d", sc.name, sz.w, sz.h), func(t *testing.T) {
 				f := fixture(t)
