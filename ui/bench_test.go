@@ -26,8 +26,8 @@ func drain(m *Model, cmd tea.Cmd) {
 		return
 	}
 	msg := cmd()
-	if strings.HasPrefix(fmt.Sprintf("%T", msg), "cursor.") {
-		return // an input's cursor blink re-arms itself for ever
+	if t := fmt.Sprintf("%T", msg); strings.HasPrefix(t, "cursor.") || strings.HasPrefix(t, "spinner.") {
+		return // an input's cursor blink and a spinner re-arm themselves for ever
 	}
 	switch msg := msg.(type) {
 	case tea.BatchMsg:

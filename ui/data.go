@@ -28,7 +28,7 @@ type item struct {
 	ID      int64
 	Key     string
 	Logical string // shown in lists; the epoch is in the detail pane
-	State   string
+	State   ledger.State
 	Kind    string
 	Agent   string
 	Note    string // conflicts and fenced calls: differing fields, reason
@@ -42,6 +42,13 @@ type item struct {
 	Conflict *ledger.ConflictRow
 	Fenced   *ledger.FencedRow
 }
+
+// The Conflicts and Fenced views list log entries, not actions: their
+// state column names the log. Every other state is the ledger's own.
+const (
+	stateConflict ledger.State = "conflict"
+	stateFenced   ledger.State = "fenced"
+)
 
 // pageSize is how many rows one page query loads; lists page through the
 // database and never load every row.
@@ -62,7 +69,11 @@ type (
 		counts ledger.Counts
 		epoch  string
 		sign   ledger.Signing
-		err    error
+		// pending are the keys pending now (the first pendingWatch by
+		// deadline), whatever the view: a key that leaves them without
+		// this console deciding it is announced in every view.
+		pending []string
+		err     error
 	}
 	pageMsg struct {
 		query
@@ -76,12 +87,18 @@ type (
 		id      int64
 		detail  ledger.Detail
 		missing bool // a fenced key that was never admitted
+		full    bool // for the full view, not the detail pane
 		err     error
 	}
 	actionMsg struct {
 		action string
 		keys   []string
 		errs   []error
+		// decisions are the approvals' and rejections' answers, with the
+		// quorum each reached.
+		decisions []ledger.Decision
+		// stopped: the operator stopped waiting (esc) before the answer.
+		stopped bool
 	}
 )
 
@@ -110,7 +127,7 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 		}
 		for i := range rows {
 			c := rows[i]
-			out = append(out, item{ID: c.ID, Key: c.Key, Logical: logical(c.Key), State: "conflict", Agent: c.Agent, Note: "differs: " + c.Differs, At: c.At, Conflict: &c})
+			out = append(out, item{ID: c.ID, Key: c.Key, Logical: logical(c.Key), State: stateConflict, Agent: c.Agent, Note: "differs: " + c.Differs, At: c.At, Conflict: &c})
 		}
 	case viewFenced:
 		rows, err := s.Fenced(ctx, false, filter, before, limit+1)
@@ -119,7 +136,7 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 		}
 		for i := range rows {
 			f := rows[i]
-			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: "fenced", Agent: f.Agent, Note: f.Reason, At: f.At, Fenced: &f})
+			out = append(out, item{ID: f.ID, Key: f.Key, Logical: logical(f.Key), State: stateFenced, Agent: f.Agent, Note: f.Reason, At: f.At, Fenced: &f})
 		}
 	default:
 		f := ledger.Filter{Text: filter, Order: q.order, Limit: limit + 1}
@@ -137,7 +154,7 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 			return nil, false, err
 		}
 		for _, r := range rows {
-			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: string(r.State), Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
+			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
 			if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
 				it.Deadline = r.Deadline
 			}
@@ -170,9 +187,35 @@ func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit
 		if msg.sign, msg.err = s.Signing(ctx, operator); msg.err != nil {
 			return msg
 		}
-		msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit)
+		if msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit); msg.err != nil {
+			return msg
+		}
+		msg.pending, msg.err = pendingKeys(ctx, s, q, msg.items)
 		return msg
 	}
+}
+
+// pendingWatch is how many pending keys (the soonest due) the console
+// watches for decisions made elsewhere.
+const pendingWatch = 200
+
+// pendingKeys are the keys pending now, the soonest due first: the
+// Pending view's rows when they are what it shows unfiltered, else one
+// more query.
+func pendingKeys(ctx context.Context, s Ledger, q query, items []item) ([]string, error) {
+	if q.view == viewPending && q.filter == "" && q.order == ledger.SoonestDeadline {
+		keys := make([]string, 0, min(len(items), pendingWatch))
+		for _, it := range items[:min(len(items), pendingWatch)] {
+			keys = append(keys, it.Key)
+		}
+		return keys, nil
+	}
+	rows, err := s.List(ctx, ledger.Filter{State: ledger.StatePending, Order: ledger.SoonestDeadline, Limit: pendingWatch})
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.Key
+	}
+	return keys, err
 }
 
 // logical returns the logical part of an authority key.

@@ -34,10 +34,22 @@ type detailView struct {
 	// head is the key, state and digest: they stay on top while the rest
 	// scrolls, so what is being looked at is never scrolled away.
 	head string
+	// auth is who may decide now: a vote it does not honour is marked,
+	// and not counted toward the quorum.
+	auth authority
+	// full shows the whole key and every field, all of it scrolling (the
+	// full-key view); the pane shows the logical key under a fixed head.
+	full bool
 }
 
 func newDetailView(st *Styles, km *KeyMap) *detailView {
 	return &detailView{styles: st, keys: km, vp: viewport.New(0, 0)}
+}
+
+// setAuthority re-draws the pane under who may decide now.
+func (d *detailView) setAuthority(a authority) {
+	d.auth = a
+	d.render()
 }
 
 // Focused reports whether the pane has the keys (to scroll).
@@ -100,7 +112,7 @@ func (d *detailView) setDetail(msg detailMsg) string {
 		d.detail = &dt
 	}
 	d.render()
-	return decidedElsewhere(prev, d.detail)
+	return d.decidedElsewhere(prev, d.detail)
 }
 
 // Update scrolls the pane when it has the focus.
@@ -208,6 +220,9 @@ func (d *detailView) content() (string, int) {
 	case d.err != nil:
 		return st.StatusError.Render("could not load " + safetext.Escape(d.key) + ": " + safetext.Escape(d.err.Error())), 0
 	}
+	if d.full {
+		b.WriteString(st.DialogTitle.Render("Full view · every field, wrapped · f or esc closes") + "\n")
+	}
 	if f := d.item.Fenced; f != nil {
 		d.field(&b, "fenced", safetext.Escape(f.Key))
 		d.field(&b, "key epoch", orDash(f.KeyEpoch))
@@ -226,31 +241,50 @@ func (d *detailView) content() (string, int) {
 	if dt == nil {
 		return b.String() + st.Muted.Render("loading "+safetext.Escape(d.key)+"..."), 0
 	}
-	fixed := b.Len() == 0 // a fenced call keeps its own lines above
+	fixed := b.Len() == 0 && !d.full // a fenced call keeps its own lines above
 	// Compact header: the payload should be visible at 80x24 without scrolling.
+	if d.full && dt.Key != dt.Logical {
+		d.field(&b, "full key", safetext.Escape(dt.Key))
+	}
 	d.field(&b, "key", safetext.Escape(dt.Logical))
 	if dt.Epoch != "" {
 		d.field(&b, "epoch", safetext.Escape(dt.Epoch))
 	}
-	state := st.StateStyle(string(dt.State)).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
+	state := st.StateStyle(dt.State).Render(string(dt.State)) + " · agent " + orDash(dt.Agent)
 	if dt.Policy != "" {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
 	d.field(&b, "state", state)
+	if dt.State == ledger.StateApproved && d.honoured(dt) < max(dt.Approvers, 1) {
+		// Approved on file, but not under who may decide now: guard
+		// refuses the permit, so the console must not call it done.
+		b.WriteString(st.Differs.Render("NOT HONOURED: the approvals on file do not reach the quorum under the current operators; guard refuses the permit") + "\n")
+	}
 	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
 	split := 0
 	if fixed {
 		split = b.Len()
 	}
+	if d.full {
+		if dt.Payload == nil {
+			d.field(&b, "kind", orDash(dt.Kind)) // else the payload's own line says it
+		}
+		d.field(&b, "recorded", when(dt.Recorded))
+		d.field(&b, "requested", when(dt.Requested))
+		d.field(&b, "conflicts", fmt.Sprint(dt.Conflicts))
+	}
 	if !dt.Expires.IsZero() {
 		d.field(&b, "deadline", when(dt.Expires))
 		if dt.Approvers > 1 {
-			d.field(&b, "approvals", approvalsLine(*dt))
+			d.field(&b, "approvals", d.approvalsLine(*dt))
 		}
 	}
 	for _, v := range dt.Votes {
 		d.field(&b, string(v.Decision), fmt.Sprintf("by %s at %s", safetext.Escape(v.Operator), when(v.At)))
 		d.field(&b, "proof", st.ProofStyle(v.Proof.Status).Render(safetext.Escape(v.Proof.String())))
+		if ok, why := d.auth.honours(v.Proof); !ok {
+			d.field(&b, "", st.Differs.Render("NOT HONOURED: "+why+"; guard does not count this vote"))
+		}
 		if v.Reason != "" {
 			d.field(&b, "reason", safetext.Escape(v.Reason))
 		}
@@ -334,21 +368,40 @@ func (d *detailView) sideBySide(stored *ledger.Payload, c *ledger.ConflictRow, w
 		}
 		return b.String()
 	}
-	left := st.Column.Width(colW).Render(col("stored", stored, stored == nil))
-	right := st.Column.Width(colW).Render(col("attempted", c.Attempted, c.Redacted))
-	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(left), lipgloss.Height(right))), "\n")
-	return lipgloss.JoinHorizontal(lipgloss.Top, left, rule, right) + "\n"
+	return columns(st, colW, col("stored", stored, stored == nil), col("attempted", c.Attempted, c.Redacted)) + "\n"
 }
 
-// approvalsLine is "1 of 2 approvals (alice)": how far the quorum is.
-func approvalsLine(dt ledger.Detail) string {
+// columns sets two texts side by side, each colW cells wide (wrapped,
+// never cut), with a rule between them.
+func columns(st *Styles, colW int, left, right string) string {
+	l := st.Column.Width(colW).Render(left)
+	r := st.Column.Width(colW).Render(right)
+	rule := strings.TrimSuffix(strings.Repeat(" │ \n", max(lipgloss.Height(l), lipgloss.Height(r))), "\n")
+	return lipgloss.JoinHorizontal(lipgloss.Top, l, rule, r)
+}
+
+// honoured counts the approvals on file that count under who may decide
+// now.
+func (d *detailView) honoured(dt *ledger.Detail) int {
+	n := 0
+	for _, v := range dt.Votes {
+		if ok, _ := d.auth.honours(v.Proof); ok && v.Decision == ledger.DecisionApproved {
+			n++
+		}
+	}
+	return n
+}
+
+// approvalsLine is "1 of 2 approvals (alice)": how far the quorum is,
+// counting only votes the current operators honour.
+func (d *detailView) approvalsLine(dt ledger.Detail) string {
 	var who []string
 	for _, v := range dt.Votes {
-		if v.Decision == ledger.DecisionApproved {
+		if ok, _ := d.auth.honours(v.Proof); ok && v.Decision == ledger.DecisionApproved {
 			who = append(who, safetext.Escape(v.Operator))
 		}
 	}
-	line := fmt.Sprintf("%d of %d approvals", dt.Approvals(), max(dt.Approvers, 1))
+	line := fmt.Sprintf("%d of %d approvals", d.honoured(&dt), max(dt.Approvers, 1))
 	if len(who) > 0 {
 		line += " (" + strings.Join(who, ", ") + ")"
 	}
@@ -365,9 +418,19 @@ func policySource(pattern string) string {
 }
 
 // decidedElsewhere returns what a newly loaded detail says was decided
-// since the pane last showed the same key pending: who and when.
-func decidedElsewhere(prev, next *ledger.Detail) string {
-	if prev == nil || next == nil || prev.Key != next.Key || prev.State != ledger.StatePending || next.Decision == nil {
+// since the pane last showed the same key pending: who and when, or, for
+// one vote of a quorum, how far it is (the action is still pending).
+func (d *detailView) decidedElsewhere(prev, next *ledger.Detail) string {
+	if prev == nil || next == nil || prev.Key != next.Key || prev.State != ledger.StatePending {
+		return ""
+	}
+	if next.State == ledger.StatePending {
+		if n := d.honoured(next); n > d.honoured(prev) {
+			return fmt.Sprintf("%s: %s; waiting for %s", safetext.Escape(next.Key), d.approvalsLine(*next), more(max(next.Approvers, 1)-n))
+		}
+		return ""
+	}
+	if next.Decision == nil {
 		return ""
 	}
 	dec := next.Decision

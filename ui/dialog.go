@@ -2,12 +2,15 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
+	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -32,8 +35,18 @@ type target struct {
 	// is, beside the digest that binds it.
 	Kind    string
 	Subject string
+	// Attempt is, for a conflict, the retry's payload (the stored one is
+	// Digest, Kind and Subject): the review shows both, side by side.
+	Attempt *attempt
 	ID      int64 // conflict or fenced id for reviews
 	View    viewID
+}
+
+// attempt is a conflicting retry's payload as the review dialog shows it.
+type attempt struct {
+	Digest, Kind, Subject string
+	// Withheld: the attempted body was redacted or not kept.
+	Withheld bool
 }
 
 // dialog asks for confirmation of one decision, naming every key and its
@@ -42,7 +55,7 @@ type dialog struct {
 	kind    dialogKind
 	targets []target
 	input   textinput.Model
-	result  int // reconcile: -1 none chosen yet, 0 executed, 1 not-executed
+	result  int // reconcile: -1 none chosen yet, else an index of results
 	problem string
 	styles  *Styles
 	keys    *KeyMap
@@ -50,6 +63,11 @@ type dialog struct {
 	height  int
 	// offset is the first key shown when the list does not fit.
 	offset int
+	// changed says what changed under the open dialog (keys decided,
+	// expired or settled elsewhere, which left it); askAgain holds the
+	// next enter, which only acknowledges the change.
+	changed  []string
+	askAgain bool
 }
 
 // dialogDoneMsg carries a confirmed or cancelled dialog back to the root.
@@ -58,10 +76,12 @@ type dialogDoneMsg struct {
 	kind      dialogKind
 	targets   []target
 	text      string
-	result    string
+	result    ledger.Result
 }
 
-var results = []string{"executed", "not-executed"}
+// results are the reconciliation results tab cycles through, in the
+// ledger's own vocabulary.
+var results = []ledger.Result{ledger.ResultExecuted, ledger.ResultNotExecuted}
 
 func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialog {
 	in := textinput.New()
@@ -76,6 +96,49 @@ func newDialog(kind dialogKind, targets []target, st *Styles, km *KeyMap) *dialo
 	}
 	in.Focus()
 	return &dialog{kind: kind, targets: targets, input: in, styles: st, keys: km, result: -1}
+}
+
+// wantState is the state a decision applies to ("" for a review, which
+// applies to log entries).
+func wantState(kind dialogKind) ledger.State {
+	switch kind {
+	case dlgApprove, dlgReject:
+		return ledger.StatePending
+	case dlgReconcile:
+		return ledger.StateUncertain
+	}
+	return ""
+}
+
+// recheck compares the dialog's keys with a reload of view: a key that
+// left the view, or whose state is no longer the one the decision
+// applies to, leaves the dialog, which then says what changed and asks
+// again. A key not in a window that has more rows is left as it is. It
+// returns the changes, one line each, already escaped.
+func (d *dialog) recheck(v viewID, items []item, more bool) []string {
+	var keep []target
+	var changed []string
+	want := wantState(d.kind)
+	for _, t := range d.targets {
+		i := slices.IndexFunc(items, func(it item) bool { return it.Key == t.Key && it.ID == t.ID })
+		key := safetext.Escape(t.Key)
+		switch {
+		case t.View != v || i < 0 && more:
+			keep = append(keep, t)
+		case i < 0:
+			changed = append(changed, key+" left "+viewTitles[v]+": decided or settled elsewhere")
+		case want != "" && items[i].State != want:
+			changed = append(changed, fmt.Sprintf("%s is now %s", key, items[i].State))
+		default:
+			keep = append(keep, t)
+		}
+	}
+	if len(changed) > 0 {
+		d.targets, d.askAgain = keep, true
+		d.offset = min(d.offset, max(len(keep)-1, 0))
+		d.changed = append(d.changed, changed...)
+	}
+	return changed
 }
 
 // Init starts the input's cursor blinking.
@@ -120,12 +183,17 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 		switch {
 		case key.Matches(km, d.keys.Cancel):
 			return d, func() tea.Msg { return dialogDoneMsg{kind: d.kind, targets: d.targets} }
+		case key.Matches(km, d.keys.Confirm) && len(d.targets) == 0:
+			return d, func() tea.Msg { return dialogDoneMsg{kind: d.kind} }
+		case key.Matches(km, d.keys.Confirm) && d.askAgain:
+			d.askAgain = false // seen: the next enter decides what is listed
+			return d, nil
 		case key.Matches(km, d.keys.Confirm):
 			text := strings.TrimSpace(d.input.Value())
 			if d.kind == dlgReconcile && d.result < 0 {
 				// No default: executed or not-executed is the operator's
 				// finding, never a preselected answer.
-				d.problem = "choose the result first: tab switches between executed and not-executed"
+				d.problem = fmt.Sprintf("choose the result first: tab switches between %s and %s", ledger.ResultExecuted, ledger.ResultNotExecuted)
 				return d, nil
 			}
 			if d.textRequired() && text == "" {
@@ -190,9 +258,9 @@ func (d *dialog) View() string {
 		opts := make([]string, len(results))
 		for i, r := range results {
 			if i == d.result {
-				opts[i] = st.ActiveTab.Render("[" + r + "]")
+				opts[i] = st.ActiveTab.Render("[" + string(r) + "]")
 			} else {
-				opts[i] = st.Tab.Render(" " + r + " ")
+				opts[i] = st.Tab.Render(" " + string(r) + " ")
 			}
 		}
 		tail = append(tail, "result: "+strings.Join(opts, " "))
@@ -201,14 +269,25 @@ func (d *dialog) View() string {
 	if d.problem != "" {
 		tail = append(tail, wrap(st.StatusError.Render(d.problem), inner))
 	}
+	changes := d.changes(inner, maxChanges)
+	if lineCount(append(tail, changes...))+4 > d.height {
+		changes = d.changes(inner, 1) // a small screen: the latest only
+	}
+	tail = append(tail, changes...)
 	hint := "enter confirm · esc cancel"
-	if d.kind == dlgReconcile {
+	switch {
+	case n == 0:
+		hint = "nothing left to decide · enter or esc closes"
+	case d.askAgain:
+		hint = "changed while open: enter to go on with the keys listed · esc cancel"
+	}
+	if d.kind == dlgReconcile && n > 0 {
 		hint += " · tab switch result"
 	}
 	if n > 1 {
 		hint += " · ↑/↓ scroll keys"
 	}
-	tail = append(tail, st.Muted.Render(hint))
+	tail = append(tail, st.Muted.Render(wrap(hint, inner)))
 
 	// Lines left for the keys: the height less the border, the title,
 	// the tail and one line for the position.
@@ -216,6 +295,13 @@ func (d *dialog) View() string {
 	blocks := make([]string, n)
 	for i, t := range d.targets {
 		blocks[i] = d.block(t, inner)
+	}
+	if n > 0 && lineCount(blocks[min(d.offset, n-1):min(d.offset, n-1)+1]) > room {
+		// Not even one key fits whole (40x12): it is cut after its name,
+		// never what to press.
+		i := min(d.offset, n-1)
+		lines := strings.Split(blocks[i], "\n")
+		blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
 	}
 	first := min(d.offset, max(n-1, 0))
 	last, used := first, 0
@@ -232,11 +318,39 @@ func (d *dialog) View() string {
 	return st.Dialog.Width(max(d.width-4, 20)).Render(strings.Join(parts, "\n"))
 }
 
+// maxChanges is how many changes the dialog lists; the message log has
+// every one.
+const maxChanges = 3
+
+// changes are the lines saying what changed under the dialog, the most
+// recent, loud until acknowledged, then muted.
+func (d *dialog) changes(width, most int) []string {
+	if len(d.changed) == 0 {
+		return nil
+	}
+	style := d.styles.Muted
+	if d.askAgain {
+		style = d.styles.StatusError
+	}
+	shown := d.changed[max(len(d.changed)-most, 0):]
+	out := make([]string, 0, len(shown)+1)
+	for _, c := range shown {
+		out = append(out, style.Render(wrap("changed: "+c, width)))
+	}
+	if n := len(d.changed) - len(shown); n > 0 {
+		out = append(out, style.Render(fmt.Sprintf("and %d more changes (L lists them)", n)))
+	}
+	return out
+}
+
 // block is one key as the dialog lists it: the full key, then what the
 // action is (kind and target) and its digest, each wrapped to width.
 func (d *dialog) block(t target, width int) string {
 	st := d.styles
 	lines := []string{wrap("• "+safetext.Escape(t.Key), width)}
+	if t.Attempt != nil {
+		return lines[0] + "\n" + d.sides(t, width)
+	}
 	what := safetext.Escape(t.Kind)
 	if t.Subject != "" {
 		what += " · target " + safetext.Escape(t.Subject)
@@ -259,4 +373,31 @@ func lineCount(parts []string) int {
 		n += strings.Count(p, "\n") + 1
 	}
 	return n
+}
+
+// sides shows a conflict's stored payload and the attempt beside it, each
+// complete: kind, target and digest, wrapped within its column.
+func (d *dialog) sides(t target, width int) string {
+	st := d.styles
+	colW := max((width-5)/2, 10)
+	side := func(title, kind, subject, digest string, withheld bool) string {
+		if digest == "" {
+			digest = "loading..."
+		}
+		lines := []string{st.Header.Render(title), "kind " + orDash(kind), "target " + orDash(subject)}
+		if withheld {
+			lines = append(lines, st.Muted.Render("(body withheld)"))
+		}
+		lines = append(lines, st.Label.Render("sha256"), st.Digest.Render(digest))
+		return ansi.Wrap(strings.Join(lines, "\n"), colW, "")
+	}
+	a := t.Attempt
+	stored := side("stored", t.Kind, t.Subject, t.Digest, false)
+	attempted := side("attempted", a.Kind, a.Subject, a.Digest, a.Withheld)
+	return indent(columns(st, colW, stored, attempted), "  ")
+}
+
+// indent puts prefix before every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }

@@ -27,39 +27,47 @@ type KeyMap struct {
 	// CopyKey and CopyDigest put the selected row's full key or payload
 	// digest on the clipboard with OSC 52, which works over SSH.
 	CopyKey, CopyDigest key.Binding
+	// Full opens the full view of the selected key: the whole key and
+	// every field, wrapped and scrollable.
+	Full key.Binding
+	// StopWaiting stops waiting for a decision in flight (the ledger
+	// locked by another writer, a key waiting for its touch).
+	StopWaiting key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		NextTab:    key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next view")),
-		PrevTab:    key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "previous view")),
-		Select:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select")),
-		Approve:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
-		Reject:     key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
-		Reconcile:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "reconcile")),
-		Review:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "mark reviewed")),
-		Focus:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "scroll details")),
-		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
-		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Toggle:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
-		ScrollUp:   key.NewBinding(key.WithKeys("up", "pgup"), key.WithHelp("↑", "scroll keys up")),
-		ScrollDown: key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
-		Views:      key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
-		Log:        key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
-		SelectAll:  key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select all / none")),
-		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "cycle sort")),
-		CopyKey:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
-		CopyDigest: key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy digest")),
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
+		Top:         key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		NextTab:     key.NewBinding(key.WithKeys("tab", "right", "l"), key.WithHelp("tab", "next view")),
+		PrevTab:     key.NewBinding(key.WithKeys("shift+tab", "left", "h"), key.WithHelp("shift+tab", "previous view")),
+		Select:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "select")),
+		Approve:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+		Reject:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+		Reconcile:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "reconcile")),
+		Review:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "mark reviewed")),
+		Focus:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "scroll details")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Confirm:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "confirm")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Toggle:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "switch result")),
+		ScrollUp:    key.NewBinding(key.WithKeys("up", "pgup"), key.WithHelp("↑", "scroll keys up")),
+		ScrollDown:  key.NewBinding(key.WithKeys("down", "pgdown"), key.WithHelp("↓", "scroll keys down")),
+		Views:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
+		Log:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
+		SelectAll:   key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select all / none")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "cycle sort")),
+		CopyKey:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
+		CopyDigest:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy digest")),
+		Full:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "full key & fields")),
+		StopWaiting: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop waiting")),
 	}
 }
 
@@ -73,7 +81,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Sort, k.Log, k.Help, k.Quit},
-		{k.CopyKey, k.CopyDigest},
+		{k.Full, k.CopyKey, k.CopyDigest, k.StopWaiting},
 		{k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }

@@ -21,6 +21,12 @@ type Ledger interface {
 	Counts(ctx context.Context) (ledger.Counts, error)
 	Epoch(ctx context.Context) (ledger.EpochInfo, error)
 	Signing(ctx context.Context, claimed string) (ledger.Signing, error)
+	// Operators is the registered operator set, re-read every second so
+	// that a vote whose key no longer counts is not shown as done.
+	Operators(ctx context.Context) (ledger.OperatorSet, error)
+	// Head is the chain's head, whose ledger id the console checks every
+	// second: a store that now reads another ledger is said at once.
+	Head(ctx context.Context) (ledger.Head, error)
 	Status(ctx context.Context, key string) (ledger.Detail, error)
 	Briefs(ctx context.Context, keys []string) ([]ledger.Brief, error)
 	Approve(ctx context.Context, key, operator, reason string) (ledger.Decision, error)

@@ -98,19 +98,10 @@ func (l *listView) current() (item, bool) {
 
 // setItems replaces the rows, keeping the cursor on the same key when it
 // is still listed, and dropping selections that left the view.
-func (l *listView) setItems(items []item, more bool) (gone []string) {
+func (l *listView) setItems(items []item, more bool) {
 	present := map[string]bool{}
 	for _, it := range items {
 		present[it.Key] = true
-	}
-	// Rows that left a reloaded window (more=false or they were above its
-	// end): decided, expired or settled meanwhile.
-	if l.loaded {
-		for i, it := range l.items {
-			if !present[it.Key] && (!more || i < len(items)) {
-				gone = append(gone, it.Key)
-			}
-		}
 	}
 	cur, had := l.current()
 	l.items, l.more, l.loaded = items, more, true
@@ -128,7 +119,6 @@ func (l *listView) setItems(items []item, more bool) (gone []string) {
 		}
 	}
 	l.clamp()
-	return gone
 }
 
 func (l *listView) appendItems(items []item, more bool) {
@@ -274,13 +264,23 @@ func (l *listView) View() string {
 	stateW, kindW, timeW := 10, 14, 11
 	keyW := max(w-stateW-kindW-timeW-16, 12)
 	agentW := max(w-keyW-stateW-kindW-timeW-7, 6)
-	if w >= 100 {
+	switch {
+	case w >= 100:
 		// Wide: the agent's name whole too, not only a longer key.
 		agentW = min(w/6, 24)
 		keyW = w - stateW - kindW - timeW - agentW - 7
+	case w < 80:
+		// Narrow: the key is what tells rows apart; the agent is in the
+		// detail pane.
+		kindW, agentW = 8, 0
+		keyW = max(w-stateW-kindW-timeW-5, 12)
 	}
 	line := func(sel, key, state, kind, when, agent string) string {
-		return sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + when + " " + pad(agent, agentW)
+		out := sel + pad(key, keyW) + " " + pad(state, stateW) + " " + pad(kind, kindW) + " " + when
+		if agentW > 0 {
+			out += " " + pad(agent, agentW)
+		}
+		return out
 	}
 	var b strings.Builder
 	first, third, fourth := "key", "kind", "due"
@@ -323,11 +323,11 @@ func (l *listView) View() string {
 		} else if left := it.Deadline.Sub(now); i != l.cursor && !it.Deadline.IsZero() && left > 0 && left <= 10*time.Minute {
 			when = st.Soon.Render(when) // due within ten minutes
 		}
-		state := pad(it.State, stateW)
+		state := pad(string(it.State), stateW)
 		if i != l.cursor {
 			state = st.StateStyle(it.State).Render(state) // the word is always there; colour adds to it
 		}
-		text := line(string(mark), safetext.Escape(it.Logical), state, safetext.Escape(third), when, safetext.Escape(it.Agent))
+		text := line(string(mark), cutMiddle(safetext.Escape(it.Logical), keyW), state, safetext.Escape(third), when, safetext.Escape(it.Agent))
 		text = ansi.Truncate(text, w, "…")
 		b.WriteString("\n")
 		switch {
@@ -343,6 +343,22 @@ func (l *listView) View() string {
 		b.WriteString("\n" + st.Muted.Render("loading more..."))
 	}
 	return b.String()
+}
+
+// cutMiddle fits s in w cells by cutting its middle, so that keys that
+// differ only at their ends (refund:customer-4411-2026-12-01-a and -b)
+// still look different; s must be escaped text.
+func cutMiddle(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n <= w {
+		return s
+	}
+	if w < 3 {
+		return ansi.Truncate(s, w, "")
+	}
+	head := (w - 1) / 2
+	tail := w - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-tail, "")
 }
 
 // pad cuts or fills s to exactly w cells.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -71,6 +73,8 @@ type Model struct {
 	detail *detailView
 	dialog *dialog
 	unlock *unlockView
+	// full is the full view of one key (f), over the whole body.
+	full *fullView
 	// after is the decision to open once the key is unlocked, if one was
 	// asked for while it was locked.
 	after    *dialogKind
@@ -82,16 +86,32 @@ type Model struct {
 	showLog  bool
 	// acted are the keys this console decided: their change is not news.
 	acted map[string]bool
+	// pending are the keys pending at the last snapshot (nil before the
+	// first), told those already announced as decided elsewhere.
+	pending, told map[string]bool
+	// deciding is the confirmed decision the ledger has not answered yet.
+	deciding *flight
+	// unconfirmed says what the operator quit without knowing, for the
+	// last frame and for Run to print once the terminal is restored.
+	unconfirmed string
 
-	counts   ledger.Counts
-	sign     ledger.Signing
-	epoch    string
-	refresh  time.Time
-	lastErr  string
-	notice   string
-	inflight bool
-	width    int
-	height   int
+	counts ledger.Counts
+	sign   ledger.Signing
+	// auth is who may decide, as last re-read; authBusy while a read is
+	// out (one at a time, at most every second).
+	auth     authority
+	authBusy bool
+	// ident is the ledger file as opened and what changed since;
+	// identBusy while a check is out.
+	ident     identity
+	identBusy bool
+	epoch     string
+	refresh   time.Time
+	lastErr   string
+	notice    string
+	inflight  bool
+	width     int
+	height    int
 }
 
 // New builds the console on an open ledger. It opens the ledger's watch
@@ -120,7 +140,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
-		detail: newDetailView(&st, &km), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}}
+		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}}
 	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
 	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
@@ -139,8 +159,9 @@ func (m *Model) Close() error { return m.watcher.Close() }
 
 // Init starts the first load and the refresh tick.
 func (m *Model) Init() tea.Cmd {
-	m.inflight = true
-	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase())
+	m.inflight, m.authBusy, m.identBusy = true, true, true
+	return tea.Batch(m.snapshot(), m.tick(), m.askPassphrase(), readAuthority(m.opt.Context, m.store, m.opt.Operator),
+		readIdentity(m.opt.Context, m.store, m.ident.file))
 }
 
 // stillLocked reports whether a key the operator signs with still needs
@@ -222,15 +243,21 @@ func (m *Model) loadDetail() tea.Cmd {
 	if !ok {
 		return nil
 	}
+	return m.status(it, false)
+}
+
+// status reads one row's detail in a command, for the detail pane or the
+// full view, tagged with the view and key it is for.
+func (m *Model) status(it item, full bool) tea.Cmd {
 	s, v, ctx := m.store, m.active, m.opt.Context
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		d, err := s.Status(ctx, it.Key)
 		if errors.Is(err, ledger.ErrNotFound) && it.Fenced != nil {
-			return detailMsg{view: v, key: it.Key, id: it.ID, missing: true}
+			return detailMsg{view: v, key: it.Key, id: it.ID, missing: true, full: full}
 		}
-		return detailMsg{view: v, key: it.Key, id: it.ID, detail: d, err: err}
+		return detailMsg{view: v, key: it.Key, id: it.ID, detail: d, err: err, full: full}
 	}
 }
 
@@ -262,7 +289,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if !msg.changed {
-			m.inflight = false
+			// Nothing written: what is shown is current as of now, and the
+			// status bar's time says the console is live.
+			m.inflight, m.refresh = false, m.opt.Now()
 			return m, nil
 		}
 		return m, m.snapshot()
@@ -273,11 +302,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+		why := m.whyGone(m.leftPending(msg.pending))
 		if msg.query != m.query() {
-			return m, m.snapshot()
+			return m, tea.Batch(m.snapshot(), why)
 		}
-		gone := m.list().setItems(msg.items, msg.more)
-		return m, tea.Batch(m.loadDetail(), m.whyGone(gone))
+		m.list().setItems(msg.items, msg.more)
+		if m.dialog != nil {
+			for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
+				m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
+			}
+		}
+		return m, tea.Batch(m.loadDetail(), why)
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
@@ -286,9 +321,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case detailMsg:
+		if msg.full {
+			if m.full != nil {
+				m.full, _ = m.full.Update(msg)
+			}
+			return m, nil
+		}
 		if msg.view == m.active {
-			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] {
+			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
 				m.say(sevInfo, changed)
+				// A decision (not a vote short of its quorum) is told once.
+				m.told[msg.key] = msg.detail.State != ledger.StatePending
 			}
 		}
 		return m, nil
@@ -302,24 +345,110 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(sevInfo, msg)
 			return m, nil
 		}
-		if m.sign.Signed {
-			// Signing runs in the command; a hardware key may wait for its
-			// touch meanwhile, and the console stays live.
-			m.notice = "signing as " + safetext.Escape(m.sign.Operator) + ": touch your key if it asks"
+		if m.deciding != nil {
+			m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
+			return m, nil
+		}
+		if m.ident.problem != "" {
+			m.say(sevError, "not recorded: "+m.ident.problem)
+			return m, nil
 		}
 		// The keys are this console's from now on: a refresh that sees
 		// them leave Pending before the answers arrive must not report the
 		// console's own decision as someone else's.
-		for _, t := range msg.targets {
+		keys := make([]string, len(msg.targets))
+		for i, t := range msg.targets {
 			m.acted[t.Key] = true
+			keys[i] = t.Key
 		}
-		return m, m.act(msg)
+		// Signing runs in the command; a hardware key may wait for its
+		// touch, another writer may hold the ledger: the console stays
+		// live and says what it waits for.
+		signer := ""
+		if m.sign.Signed {
+			signer = m.sign.Operator
+		}
+		actx, cancel := context.WithCancel(m.opt.Context)
+		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
+		m.deciding.SetSize(m.width, 1)
+		return m, tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
 	case actionMsg:
+		if m.deciding != nil {
+			msg.stopped = m.deciding.stopped
+		}
+		m.deciding = nil
 		m.reportAction(msg)
 		return m, m.snapshot()
+	case authorityTickMsg:
+		return m, once(&m.authBusy, readAuthority(m.opt.Context, m.store, m.opt.Operator))
+	case authorityMsg:
+		m.authBusy = false
+		if msg.err != nil {
+			// Fail closed: a console that cannot read who may decide does
+			// not keep calling votes done on what it read before.
+			failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
+			if failed.err != m.auth.err {
+				m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
+			}
+			m.auth = failed
+			m.detail.setAuthority(m.auth)
+			return m, authorityTick()
+		}
+		next := newAuthority(msg)
+		changed := m.auth.changes(next)
+		m.auth, m.sign = next, msg.sign
+		m.detail.setAuthority(next)
+		if m.full != nil {
+			m.full.setAuthority(next)
+		}
+		if len(changed) == 0 {
+			return m, authorityTick()
+		}
+		m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
+		return m, tea.Batch(authorityTick(), m.loadDetail())
+	case identityTickMsg:
+		return m, once(&m.identBusy, readIdentity(m.opt.Context, m.store, m.ident.file))
+	case identityMsg:
+		m.identBusy = false
+		if m.ident.observe(msg) {
+			if m.ident.problem != "" {
+				m.say(sevError, m.ident.problem)
+			} else {
+				m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
+			}
+			m.layout()
+		}
+		return m, identityTick()
+	case spinner.TickMsg, holderTickMsg, holderMsg:
+		if m.deciding == nil {
+			return m, nil // the decision landed: the spinner stops
+		}
+		var cmd tea.Cmd
+		m.deciding, cmd = m.deciding.Update(msg)
+		return m, cmd
+	case fullClosedMsg:
+		m.full = nil
+		return m, nil
+	case flightQuitMsg:
+		m.unconfirmed = msg.unconfirmed
+		m.log.add(m.opt.Now(), sevError, msg.unconfirmed)
+		return m, tea.Quit
 	case decidedMsg:
-		for _, text := range msg {
-			m.say(sevInfo, text)
+		// One line in any view, every one in the log, each once.
+		var said []string
+		for _, d := range msg {
+			if !m.told[d.key] {
+				m.told[d.key] = true
+				said = append(said, d.text)
+				m.log.add(m.opt.Now(), sevInfo, d.text)
+			}
+		}
+		if len(said) > 0 {
+			line := said[0]
+			if len(said) > 1 {
+				line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
+			}
+			m.notice, m.lastErr = line, ""
 		}
 		return m, nil
 	case unlockedMsg:
@@ -366,9 +495,67 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// once starts read unless one is still out (busy), for the reads
+// repeated every second: one at a time, however slow the ledger.
+func once(busy *bool, read tea.Cmd) tea.Cmd {
+	if *busy {
+		return nil
+	}
+	*busy = true
+	return read
+}
+
+// typing reports whether an input has the keys: a dialog's note, the
+// passphrase prompt or the filter.
+func (m *Model) typing() bool { return m.unlock != nil || m.dialog != nil || m.filterOn }
+
+// burst handles a key message carrying several runes (keys typed faster
+// than the terminal is read, or a paste) as that many key presses, until
+// one opens an input, which then takes the rest whole.
+func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, r := range msg.Runes {
+		if m.typing() {
+			rest := msg
+			rest.Runes = msg.Runes[i:]
+			return tea.Batch(append(cmds, m.key(rest))...)
+		}
+		one := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+		if r == ' ' {
+			one.Type = tea.KeySpace
+		}
+		cmds = append(cmds, m.key(one))
+	}
+	return tea.Batch(cmds...)
+}
+
 // key routes one key press: dialog first, then the filter, then global
 // keys, decisions, and finally the focused component.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case msg.Paste && msg.Type == tea.KeyRunes && !m.typing() && m.deciding == nil && !m.showLog && m.full == nil:
+		// Pasted text is never a string of commands (a q in it would
+		// quit): it goes into the filter, which finds the key pasted.
+		open := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{'/'}})
+		return tea.Batch(open, m.key(msg))
+	case msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.typing():
+		return m.burst(msg)
+	}
+	if m.deciding != nil {
+		// A decision in flight holds q (and ctrl+c, from any input too)
+		// until it lands, and takes esc to stop waiting.
+		typing := m.typing()
+		quit := msg.Type == tea.KeyCtrlC || !typing && key.Matches(msg, m.keys.Quit)
+		stop := !typing && !m.showLog && !m.showHelp && key.Matches(msg, m.keys.StopWaiting)
+		if quit || stop {
+			var cmd tea.Cmd
+			m.deciding, cmd = m.deciding.Update(msg)
+			if quit && cmd == nil {
+				m.log.add(m.opt.Now(), sevError, "quit held: "+m.deciding.what()+" is not yet confirmed by the ledger")
+			}
+			return cmd
+		}
+	}
 	if msg.Type == tea.KeyCtrlC {
 		return tea.Quit // from any dialog or input too
 	}
@@ -380,6 +567,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.dialog != nil {
 		var cmd tea.Cmd
 		m.dialog, cmd = m.dialog.Update(msg)
+		return cmd
+	}
+	if m.full != nil && !key.Matches(msg, m.keys.Quit) {
+		var cmd tea.Cmd
+		m.full, cmd = m.full.Update(msg)
 		return cmd
 	}
 	if m.filterOn {
@@ -454,6 +646,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.say(sevInfo, "sorted by "+m.list().order().String()+" (s cycles)")
 		return m.snapshot()
+	case key.Matches(msg, k.Full):
+		it, ok := m.list().current()
+		if !ok {
+			m.say(sevInfo, m.nothingText("nothing selected"))
+			return nil
+		}
+		m.showHelp, m.showLog = false, false
+		m.full = newFullView(it, m.styles, m.keys, m.auth)
+		m.layout()
+		return m.status(it, true)
 	case key.Matches(msg, k.CopyKey, k.CopyDigest):
 		return m.copySelected(key.Matches(msg, k.CopyDigest))
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
@@ -510,7 +712,7 @@ func (m *Model) setFilter(f string) tea.Cmd {
 func (m *Model) copySelected(digest bool) tea.Cmd {
 	it, ok := m.list().current()
 	if !ok {
-		m.say(sevInfo, "nothing to copy")
+		m.say(sevInfo, m.nothingText("nothing to copy"))
 		return nil
 	}
 	what, text := "key", it.Key
@@ -544,12 +746,30 @@ func (m *Model) copySelected(digest bool) tea.Cmd {
 	}
 }
 
+// nothingText is why a key that acts on a row found none: the view's
+// rows not read yet (a key pressed as the console opens, before its
+// first load lands), else empty, as none says.
+func (m *Model) nothingText(none string) string {
+	if !m.list().loaded {
+		return "the list is still loading: nothing is selected yet, press again once its rows show"
+	}
+	return none
+}
+
 // openDecision opens the confirmation dialog for the chosen rows, after
 // checking that the decision applies to them.
 func (m *Model) openDecision(kind dialogKind) tea.Cmd {
+	if m.deciding != nil {
+		m.say(sevError, "one decision at a time: "+m.deciding.what()+" is still waiting for the ledger (esc stops waiting)")
+		return nil
+	}
+	if m.ident.problem != "" {
+		m.say(sevError, "decisions refused: "+m.ident.problem)
+		return nil
+	}
 	rows := m.list().chosen()
 	if len(rows) == 0 {
-		m.say(sevInfo, "nothing selected")
+		m.say(sevInfo, m.nothingText("nothing selected"))
 		return nil
 	}
 	if m.stillLocked() {
@@ -562,7 +782,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	}
 	var targets []target
 	for _, it := range rows {
-		want := map[dialogKind]string{dlgApprove: "pending", dlgReject: "pending", dlgReconcile: "uncertain"}[kind]
+		want := wantState(kind)
 		switch {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
@@ -574,7 +794,14 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
 		switch {
 		case it.Conflict != nil:
-			t.Digest = it.Conflict.AttemptSHA
+			// The stored payload is the key's (its kind and target load
+			// below); the attempt is the retry's, shown beside it.
+			c := it.Conflict
+			t.Digest = c.StoredSHA256
+			t.Attempt = &attempt{Digest: c.AttemptSHA, Withheld: c.Attempted == nil}
+			if c.Attempted != nil {
+				t.Attempt.Kind, t.Attempt.Subject = c.Attempted.Kind, c.Attempted.Target
+			}
 		case it.Fenced != nil:
 			t.Digest = it.Fenced.SHA256
 		default:
@@ -629,19 +856,22 @@ type digestsMsg []target
 // store opened with GroupCommit (the console's) commits those that arrive
 // together in one transaction, so a batch of fifty costs a few fsyncs,
 // not fifty.
-func (m *Model) act(d dialogDoneMsg) tea.Cmd {
-	s, op, ctx := m.store, m.opt.Operator, m.opt.Context
+// It runs under actx, which esc cancels (cancel is called once it ends).
+func (m *Model) act(actx context.Context, cancel context.CancelFunc, d dialogDoneMsg) tea.Cmd {
+	s, op := m.store, m.opt.Operator
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, len(d.targets)), errs: make([]error, len(d.targets))}
+		ctx, stop := context.WithTimeout(actx, 30*time.Second)
+		defer stop()
+		n := len(d.targets)
+		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, n), errs: make([]error, n), decisions: make([]ledger.Decision, n)}
 		var wg sync.WaitGroup
 		for i, t := range d.targets {
 			out.keys[i] = t.Key
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out.errs[i] = decide(ctx, s, d, t, op)
+				out.decisions[i], out.errs[i] = decide(ctx, s, d, t, op)
 			}()
 		}
 		wg.Wait()
@@ -649,24 +879,24 @@ func (m *Model) act(d dialogDoneMsg) tea.Cmd {
 	}
 }
 
-// decide makes one confirmed decision on one target.
-func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) error {
-	var err error
+// decide makes one confirmed decision on one target; an approval or a
+// rejection returns the decision, with the quorum it reached.
+func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) (ledger.Decision, error) {
 	switch d.kind {
 	case dlgApprove:
-		_, err = s.Approve(ctx, t.Key, op, d.text)
+		return s.Approve(ctx, t.Key, op, d.text)
 	case dlgReject:
-		_, err = s.Reject(ctx, t.Key, op, d.text)
+		return s.Reject(ctx, t.Key, op, d.text)
 	case dlgReconcile:
-		_, err = s.Reconcile(ctx, t.Key, ledger.Result(d.result), op, d.text)
+		_, err := s.Reconcile(ctx, t.Key, d.result, op, d.text)
+		return ledger.Decision{}, err
 	case dlgReview:
 		if t.View == viewFenced {
-			err = s.ReviewFenced(ctx, t.ID, op, d.text)
-		} else {
-			err = s.ReviewConflict(ctx, t.ID, op, d.text)
+			return ledger.Decision{}, s.ReviewFenced(ctx, t.ID, op, d.text)
 		}
+		return ledger.Decision{}, s.ReviewConflict(ctx, t.ID, op, d.text)
 	}
-	return err
+	return ledger.Decision{}, nil
 }
 
 // refusalText is what the status bar says of a refused action: the rule
@@ -683,14 +913,32 @@ func refusalText(err error) string {
 }
 
 // decidedMsg says pending keys were decided by someone else.
-type decidedMsg []string
+type decidedMsg []decided
 
-// whyGone looks up keys that left the Pending view without this console
-// acting on them, and says who decided them and when.
-func (m *Model) whyGone(keys []string) tea.Cmd {
-	if m.active != viewPending {
-		return nil
+// decided is one key decided elsewhere and the line that says so.
+type decided struct{ key, text string }
+
+// leftPending takes the keys pending now and returns those that were
+// pending at the last snapshot and are no longer, once each.
+func (m *Model) leftPending(keys []string) []string {
+	now := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		now[k] = true
 	}
+	var gone []string
+	for k := range m.pending {
+		if !now[k] && !m.told[k] && !m.acted[k] {
+			gone = append(gone, k)
+		}
+	}
+	slices.Sort(gone)
+	m.pending = now
+	return gone
+}
+
+// whyGone looks up keys that left Pending without this console acting on
+// them, whatever the view, and says who decided them and when.
+func (m *Model) whyGone(keys []string) tea.Cmd {
 	var ask []string
 	for _, k := range keys {
 		if !m.acted[k] && len(ask) < 20 {
@@ -708,12 +956,37 @@ func (m *Model) whyGone(keys []string) tea.Cmd {
 		for _, k := range ask {
 			d, err := s.Status(ctx, k)
 			if err == nil && d.Decision != nil {
-				out = append(out, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At)))
+				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
 			}
 		}
 		return out
 	}
 }
+
+// quorumText is how far one approval brought its quorum: "1 of 2
+// approvals (bob); waiting for one more". The decision names only its own
+// operator; earlier approvers are counted.
+func quorumText(d ledger.Decision) string {
+	who := safetext.Escape(d.Operator)
+	if n := d.Approvals - 1; n == 1 {
+		who += " and 1 other"
+	} else if n > 1 {
+		who += fmt.Sprintf(" and %d others", n)
+	}
+	return fmt.Sprintf("%d of %d approvals (%s); waiting for %s", d.Approvals, d.Approvers, who, more(d.Approvers-d.Approvals))
+}
+
+// more is "one more" or "3 more".
+func more(n int) string {
+	if n == 1 {
+		return "one more"
+	}
+	return fmt.Sprintf("%d more", n)
+}
+
+// Unconfirmed says what the operator quit without the ledger confirming
+// (a decision still in flight), or "".
+func (m *Model) Unconfirmed() string { return m.unconfirmed }
 
 // say shows a message on the message line (until the next key) and
 // keeps it in the message log.
@@ -726,26 +999,51 @@ func (m *Model) say(sev severity, text string) {
 	m.log.add(m.opt.Now(), sev, text)
 }
 
+// reportAction says what became of each key of a decision: done, a vote
+// short of its quorum (the action still pending), not recorded because
+// the operator stopped waiting, or refused.
 func (m *Model) reportAction(a actionMsg) {
-	var refused, done []string
+	var refused, done, votes, stopped []string
 	now := m.opt.Now()
 	for i, err := range a.errs {
 		m.acted[a.keys[i]] = true
 		key := safetext.Escape(a.keys[i])
-		if err != nil {
+		var d ledger.Decision
+		if i < len(a.decisions) {
+			d = a.decisions[i]
+		}
+		switch {
+		case err != nil && a.stopped:
+			stopped = append(stopped, key)
+			m.log.add(now, sevError, a.action+" not recorded for "+key+": you stopped waiting for the ledger ("+safetext.Escape(err.Error())+")")
+		case err != nil:
 			why := safetext.Escape(refusalText(err))
 			refused = append(refused, key+": "+why)
 			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
-		} else {
+		case d.Decision == ledger.DecisionApproved && d.State == ledger.StatePending:
+			// One vote of a quorum: the action is still pending.
+			text := key + ": " + quorumText(d)
+			votes = append(votes, text)
+			m.log.add(now, sevInfo, a.action+" vote recorded for "+text)
+		default:
 			done = append(done, key)
 			m.log.add(now, sevInfo, a.action+" done for "+key)
 		}
 	}
 	m.list().clearSelection()
-	m.notice = fmt.Sprintf("%s: %d done", a.action, len(done))
-	if len(done) > 0 {
-		m.notice += " (" + strings.Join(done, ", ") + ")"
+	var parts []string
+	if len(done) > 0 || len(votes) == 0 && len(stopped) == 0 {
+		part := fmt.Sprintf("%s: %d done", a.action, len(done))
+		if len(done) > 0 {
+			part += " (" + strings.Join(done, ", ") + ")"
+		}
+		parts = append(parts, part)
 	}
+	parts = append(parts, votes...)
+	if len(stopped) > 0 {
+		parts = append(parts, fmt.Sprintf("stopped waiting: %s %s not recorded", a.action, strings.Join(stopped, ", ")))
+	}
+	m.notice = strings.Join(parts, " · ")
 	m.lastErr = ""
 	if len(refused) > 0 {
 		m.lastErr = fmt.Sprintf("%d refused: %s · L shows the full text", len(refused), strings.Join(refused, "; "))
@@ -755,7 +1053,7 @@ func (m *Model) reportAction(a actionMsg) {
 // layout gives every component its size.
 func (m *Model) layout() {
 	w, h := max(m.width, 40), max(m.height, 10)
-	body := h - 4 // tabs, two status lines, help line
+	body := h - m.chrome()
 	m.help.Width = w
 	if w >= 140 {
 		lw := w * 11 / 20
@@ -776,22 +1074,55 @@ func (m *Model) layout() {
 	if m.unlock != nil {
 		m.unlock.SetSize(w, body)
 	}
+	if m.full != nil {
+		m.full.SetSize(w, body)
+	}
+	if m.deciding != nil {
+		m.deciding.SetSize(w, 1)
+	}
 	m.log.SetSize(w, body)
+}
+
+// chrome is how many lines are not the body: the banner, the tabs, the
+// two status lines and the help line.
+func (m *Model) chrome() int {
+	if b := m.banner(max(m.width, 40)); b != "" {
+		return 4 + lipgloss.Height(b)
+	}
+	return 4
+}
+
+// banner is the loud line over everything while the ledger file is not
+// the one opened (deleted, replaced, another ledger): what happened, in
+// the error style and reversed, wrapped (never cut) to w; "" otherwise.
+// The whole text is in the message log and each refusal.
+func (m *Model) banner(w int) string {
+	if m.ident.problem == "" {
+		return ""
+	}
+	text := "!! " + m.ident.headline() + " · decisions refused · L for details"
+	if ansi.StringWidth(text) > w {
+		text = "!! " + m.ident.headline() + " · L for details"
+	}
+	return m.styles.Banner.Width(w).Render(wrap(text, w))
 }
 
 // View draws the console.
 func (m *Model) View() string {
 	w := max(m.width, 40)
 	var parts []string
+	if b := m.banner(w); b != "" {
+		parts = append(parts, b)
+	}
 	parts = append(parts, m.tabs(w))
 	var lower string
 	switch {
 	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-4-2))
+		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-m.chrome()-2))
 	default:
 		lower = m.detail.View()
 	}
-	body := max(m.height, 10) - 4
+	body := max(m.height, 10) - m.chrome()
 	switch {
 	case m.showLog:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.log.View()))
@@ -800,6 +1131,8 @@ func (m *Model) View() string {
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
 	case m.unlock != nil:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.unlock.View()))
+	case m.full != nil:
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.full.View()))
 	case m.dialog != nil:
 		// A decision takes the whole body: every key it names, its note
 		// and its confirm line must be on screen, at 60x20 too.
@@ -808,7 +1141,11 @@ func (m *Model) View() string {
 		parts = append(parts, lipgloss.JoinHorizontal(lipgloss.Top, m.list().View(), " ", lower))
 	default:
 		listH := m.list().Height()
-		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()), lower)
+		// The pane may be taller than the room left at the smallest sizes
+		// (a banner takes a line): it is cut, never the status lines.
+		lowH := max(body-listH, 1)
+		parts = append(parts, m.styles.App.Height(listH).MaxHeight(listH).Render(m.list().View()),
+			m.styles.App.MaxHeight(lowH).Render(lower))
 	}
 	parts = append(parts, m.statusBar(w))
 	if m.filterOn {
@@ -826,6 +1163,10 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.unlock.ShortHelp()
 	case m.dialog != nil:
 		return m.dialog.ShortHelp()
+	case m.full != nil:
+		return m.full.ShortHelp()
+	case m.deciding != nil:
+		return m.deciding.ShortHelp()
 	case m.detail.Focused():
 		return m.detail.ShortHelp()
 	case m.showLog:
@@ -896,19 +1237,26 @@ func (m *Model) fullHelp(w, h int) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
 }
 
-var shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
+var (
+	shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
+	// tinyTitles keep every view's count on screen below 60 columns.
+	tinyTitles = [viewCount]string{"Pnd", "Cnf", "Unc", "Fen", "All"}
+)
 
 func (m *Model) tabs(w int) string {
 	counts := [viewCount]int64{m.counts.Pending, m.counts.Conflicts, m.counts.Uncertain, m.counts.Fenced, m.counts.All}
 	titles := viewTitles
-	if w < 110 {
+	switch {
+	case w < 60:
+		titles = tinyTitles
+	case w < 110:
 		titles = shortTitles
 	}
 	var tabs []string
 	for v := viewID(0); v < viewCount; v++ {
 		label := fmt.Sprintf("%s %d", titles[v], counts[v])
 		if v == m.active {
-			tabs = append(tabs, m.styles.ActiveTab.Render(label))
+			tabs = append(tabs, m.styles.CurrentTab.Render("["+label+"]")) // as wide as a padded tab
 		} else {
 			tabs = append(tabs, m.styles.Tab.Render(label))
 		}
@@ -935,8 +1283,7 @@ func (m *Model) operatorText(short bool) string {
 	case short:
 		return "op " + name + " signed"
 	}
-	fp := strings.TrimPrefix(sg.Fingerprint, "SHA256:")
-	return "operator " + name + " signs (SHA256:" + fp[:min(8, len(fp))] + "…)"
+	return "operator " + name + " signs (" + shortFP(sg.Fingerprint) + ")"
 }
 
 func (m *Model) statusBar(w int) string {
@@ -990,6 +1337,14 @@ func (m *Model) statusBar(w int) string {
 		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(m.filter)+" · "+shown))
 	}
 	switch {
+	case m.unconfirmed != "":
+		msg = append(msg, st.StatusError.Render("! "+m.unconfirmed))
+	case m.deciding != nil && m.lastErr != "":
+		// A refusal while in flight (a second decision): said beside the
+		// spinner, which keeps turning.
+		msg = append(msg, m.deciding.Spinner()+st.StatusError.Render("! "+m.lastErr))
+	case m.deciding != nil:
+		msg = append(msg, m.deciding.View())
 	case m.lastErr != "":
 		msg = append(msg, st.StatusError.Render("! "+m.lastErr))
 	case m.notice != "":

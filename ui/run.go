@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -35,6 +37,11 @@ func run(ctx context.Context, opt Options) error {
 	}
 	defer m.Close()
 	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	if u := m.Unconfirmed(); u != "" {
+		// The alternate screen is gone with the last frame: say it where
+		// the operator's shell is.
+		fmt.Fprintln(os.Stderr, "tollgate console: "+u)
+	}
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -59,6 +59,9 @@ func TestSignedConsole(t *testing.T) {
 	f.guard("refund:s-1", "refund", "refund 10 EUR", "refund-bot")
 	tm := f.console(100, 30, false, "")
 	waitFor(t, tm, "op alice signed")
+	// The status bar's operator comes from the authority read, which can
+	// land before the list: a press before the row shows has no row.
+	waitFor(t, tm, "refund:s-1")
 	tm.Send(press("a"))
 	waitFor(t, tm, "Approve 1 action?")
 	tm.Send(press("enter"))
@@ -80,6 +83,7 @@ func TestConsoleWithoutKeyOnSignedLedger(t *testing.T) {
 	f.s = f.other() // the same file, opened with no operator key
 	tm := f.console(100, 30, false, "alice")
 	waitFor(t, tm, "op: no key")
+	waitFor(t, tm, "refund:s-2")
 	tm.Send(press("a"))
 	waitFor(t, tm, "Approve 1 action?")
 	tm.Send(press("enter"))
@@ -140,6 +144,7 @@ func TestConsoleAsksPassphrase(t *testing.T) {
 	waitFor(t, tm, "wrong passphrase")
 	tm.Send(press("esc"))
 	waitFor(t, tm, "operator key still locked")
+	waitFor(t, tm, "refund:p-1")
 	tm.Send(press("a"))
 	waitFor(t, tm, "passphrase:")
 	tm.Type(pass)
@@ -155,7 +160,7 @@ func TestConsoleAsksPassphrase(t *testing.T) {
 		}
 	}
 	d, err := f.s.Status(ctx, "refund:p-1")
-	if err != nil || len(d.Votes) != 1 || d.Votes[0].Proof.Status != "signed" || d.Votes[0].Operator != "alice" {
+	if err != nil || len(d.Votes) != 1 || d.Votes[0].Proof.Status != proofSigned || d.Votes[0].Operator != "alice" {
 		t.Fatalf("the approval is not signed by alice: %+v %v", d.Votes, err)
 	}
 	if a := f.guard("refund:p-1", "refund", "refund 10 EUR", "refund-bot"); a.Verdict != ledger.Permitted {

@@ -1,13 +1,20 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
 
 // Styles are every style the console uses, built once from one renderer
 // so that tests can pin the color profile and views never build their own.
 type Styles struct {
-	App         lipgloss.Style
-	Tab         lipgloss.Style
-	ActiveTab   lipgloss.Style
+	App       lipgloss.Style
+	Tab       lipgloss.Style
+	ActiveTab lipgloss.Style
+	// CurrentTab is the active view in the tab bar, whose label is also
+	// bracketed, so that it is marked without colour (NO_COLOR).
+	CurrentTab  lipgloss.Style
 	TabGap      lipgloss.Style
 	Header      lipgloss.Style
 	Row         lipgloss.Style
@@ -27,11 +34,16 @@ type Styles struct {
 	DialogTitle lipgloss.Style
 	Empty       lipgloss.Style
 	Column      lipgloss.Style
-	State       map[string]lipgloss.Style
+	State       map[ledger.State]lipgloss.Style
 	HelpKey     lipgloss.Style
 	HelpDesc    lipgloss.Style
 	// Soon marks a deadline within ten minutes.
 	Soon lipgloss.Style
+	// Spinner turns while a decision is in flight.
+	Spinner lipgloss.Style
+	// Banner is the loud line over the console while the ledger file is
+	// not the one opened.
+	Banner lipgloss.Style
 }
 
 // NewStyles builds the theme for one renderer (one terminal).
@@ -45,6 +57,7 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		App:         r.NewStyle(),
 		Tab:         r.NewStyle().Padding(0, 1).Foreground(muted),
 		ActiveTab:   r.NewStyle().Padding(0, 1).Bold(true).Underline(true).Foreground(accent),
+		CurrentTab:  r.NewStyle().Bold(true).Underline(true).Foreground(accent),
 		TabGap:      r.NewStyle().Foreground(muted),
 		Header:      r.NewStyle().Bold(true).Foreground(muted),
 		Row:         r.NewStyle(),
@@ -61,6 +74,8 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		StatusError: r.NewStyle().Foreground(bad).Bold(true),
 		StatusOK:    r.NewStyle().Foreground(good),
 		Soon:        r.NewStyle().Foreground(warn).Bold(true),
+		Spinner:     r.NewStyle().Foreground(accent),
+		Banner:      r.NewStyle().Foreground(bad).Bold(true).Reverse(true),
 		Dialog:      r.NewStyle().Border(lipgloss.DoubleBorder()).BorderForeground(warn).Padding(0, 1),
 		DialogTitle: r.NewStyle().Bold(true).Foreground(warn),
 		Empty:       r.NewStyle().Foreground(muted).Italic(true),
@@ -68,26 +83,26 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		HelpKey:     r.NewStyle().Foreground(accent),
 		HelpDesc:    r.NewStyle().Foreground(muted),
 	}
-	s.State = map[string]lipgloss.Style{
-		"pending":    r.NewStyle().Foreground(warn),
-		"approved":   r.NewStyle().Foreground(good),
-		"executing":  r.NewStyle().Foreground(accent),
-		"uncertain":  r.NewStyle().Foreground(bad).Bold(true),
-		"rejected":   r.NewStyle().Foreground(bad),
-		"expired":    r.NewStyle().Foreground(muted),
-		"denied":     r.NewStyle().Foreground(bad),
-		"succeeded":  r.NewStyle().Foreground(good),
-		"failed":     r.NewStyle().Foreground(bad),
-		"reconciled": r.NewStyle().Foreground(good),
-		"recorded":   r.NewStyle().Foreground(muted),
-		"conflict":   r.NewStyle().Foreground(bad),
-		"fenced":     r.NewStyle().Foreground(bad),
+	s.State = map[ledger.State]lipgloss.Style{
+		ledger.StatePending:    r.NewStyle().Foreground(warn),
+		ledger.StateApproved:   r.NewStyle().Foreground(good),
+		ledger.StateExecuting:  r.NewStyle().Foreground(accent),
+		ledger.StateUncertain:  r.NewStyle().Foreground(bad).Bold(true),
+		ledger.StateRejected:   r.NewStyle().Foreground(bad),
+		ledger.StateExpired:    r.NewStyle().Foreground(muted),
+		ledger.StateDenied:     r.NewStyle().Foreground(bad),
+		ledger.StateSucceeded:  r.NewStyle().Foreground(good),
+		ledger.StateFailed:     r.NewStyle().Foreground(bad),
+		ledger.StateReconciled: r.NewStyle().Foreground(good),
+		ledger.StateRecorded:   r.NewStyle().Foreground(muted),
+		stateConflict:          r.NewStyle().Foreground(bad),
+		stateFenced:            r.NewStyle().Foreground(bad),
 	}
 	return s
 }
 
 // StateStyle returns the style for a state name.
-func (s Styles) StateStyle(state string) lipgloss.Style {
+func (s Styles) StateStyle(state ledger.State) lipgloss.Style {
 	if st, ok := s.State[state]; ok {
 		return st
 	}
@@ -98,9 +113,9 @@ func (s Styles) StateStyle(state string) lipgloss.Style {
 // INVALID is loud, unsigned is muted (a ledger that was never signed).
 func (s Styles) ProofStyle(status string) lipgloss.Style {
 	switch status {
-	case "signed":
+	case proofSigned:
 		return s.StatusOK
-	case "invalid":
+	case proofInvalid:
 		return s.Differs
 	}
 	return s.Empty

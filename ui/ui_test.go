@@ -31,6 +31,9 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(lockHolderEnv); path != "" {
+		os.Exit(holdLockChild(path)) // this binary re-run as another writer
+	}
 	lipgloss.SetColorProfile(termenv.Ascii)
 	pkgDir, _ = os.Getwd()
 	os.Exit(m.Run())
@@ -124,10 +127,18 @@ type console struct {
 
 func (f *fixture) console(w, h int, readOnly bool, operator string) *console {
 	f.t.Helper()
+	return f.run(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Locked: f.locked}, w, h)
+}
+
+// run starts the console with opt at w x h, with the tests' renderer,
+// clock and refresh.
+func (f *fixture) run(opt Options, w, h int) *console {
+	f.t.Helper()
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.Ascii)
-	m, err := New(Options{Store: f.s, Operator: operator, ReadOnly: readOnly, Renderer: r,
-		Now: func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }, Refresh: 50 * time.Millisecond, Locked: f.locked})
+	opt.Renderer, opt.Refresh = r, 50*time.Millisecond
+	opt.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC) }
+	m, err := New(opt)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -362,7 +373,7 @@ func TestReconcileUncertain(t *testing.T) {
 	waitFor(t, tm, "reconcile: 1 done")
 	final(t, tm)
 	d, _ := f.s.Status(ctx, "report:q4")
-	if d.State != ledger.StateReconciled || d.Reconcile.Result != "not-executed" || d.Reconcile.Note != `provider has no record \u202e` {
+	if d.State != ledger.StateReconciled || d.Reconcile.Result != ledger.ResultNotExecuted || d.Reconcile.Note != `provider has no record \u202e` {
 		t.Fatalf("status = %s %+v", d.State, d.Reconcile)
 	}
 }
@@ -433,6 +444,7 @@ func TestReadOnlyDisablesDecisions(t *testing.T) {
 	f.guard("refund:le-1", "refund", "x", "refund-bot")
 	tm := f.console(80, 24, true, "alice")
 	waitFor(t, tm, "READ-ONLY")
+	waitFor(t, tm, "refund:le-1") // else the keys find no row, and prove nothing
 	tm.Send(press("a"))
 	tm.Send(press("r"))
 	view := final(t, tm)
@@ -776,8 +788,8 @@ func TestListTimes(t *testing.T) {
 	l := newListView(viewPending, &st, &km, func() time.Time { return now })
 	l.SetSize(100, 10)
 	l.setItems([]item{
-		{ID: 2, Key: "refund:soon", Logical: "refund:soon", State: "pending", Kind: "refund", Deadline: now.Add(9 * time.Minute)},
-		{ID: 1, Key: "refund:later", Logical: "refund:later", State: "pending", Kind: "refund", Deadline: now.Add(time.Hour)},
+		{ID: 2, Key: "refund:soon", Logical: "refund:soon", State: ledger.StatePending, Kind: "refund", Deadline: now.Add(9 * time.Minute)},
+		{ID: 1, Key: "refund:later", Logical: "refund:later", State: ledger.StatePending, Kind: "refund", Deadline: now.Add(time.Hour)},
 	}, false)
 	l.cursor = 1 // the highlight is on rows off the cursor
 	view := l.View()
@@ -1092,8 +1104,8 @@ func TestOwnDecisionIsNotNews(t *testing.T) {
 	f.guard("refund:own-1", "refund", "x", "refund-bot")
 	f.guard("refund:own-2", "refund", "y", "refund-bot")
 	m := f.model(80, 24, nil)
-	_, act := m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:own-1"}, {Key: "refund:own-2"}}, text: "ok"})
-	answer := act() // committed, not yet delivered
+	_, cmd := m.Update(dialogDoneMsg{confirmed: true, kind: dlgApprove, targets: []target{{Key: "refund:own-1"}, {Key: "refund:own-2"}}, text: "ok"})
+	answer := cmd().(tea.BatchMsg)[0]() // committed, not yet delivered (the second is the spinner)
 	drain(m, m.snapshot())
 	if got := listedKeys(m); len(got) != 0 {
 		t.Fatalf("pending after the approvals: %v", got)

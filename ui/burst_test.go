@@ -1,0 +1,39 @@
+package ui
+
+import (
+	"fmt"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// TestKeyBurstsHandleEveryRune: keys typed faster than the terminal is
+// read arrive as one message with several runes; each is a key press.
+// "jjj" moves three rows, "/ALPHA" opens the filter and types the rest,
+// and a paste into the filter is taken whole.
+func TestKeyBurstsHandleEveryRune(t *testing.T) {
+	f := newFixture(t)
+	for i := 0; i < 6; i++ {
+		f.guard(fmt.Sprintf("refund:b-%d", i), "refund", fmt.Sprintf("body %d", i), "refund-bot")
+	}
+	f.guard("refund:alpha-beta", "refund", "x", "Alpha-Bot")
+	tm := f.console(100, 30, false, "alice")
+	waitFor(t, tm, "body 0")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jjj")})
+	waitFor(t, tm, "body 3")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/ALPHA")})
+	waitFor(t, tm, "filter: ALPHA · 1 shown")
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("-beta"), Paste: true})
+	waitFor(t, tm, "filter: ALPHA-beta · 1 shown")
+	tm.Send(press("enter"))
+	tm.Send(press("esc"))
+	waitFor(t, tm, "Pending 7")
+	// A paste outside any input goes to the filter, never run as keys:
+	// its q does not quit.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b-5q"), Paste: true})
+	waitFor(t, tm, "filter: b-5q · 0 shown")
+	m := finalModel(t, tm)
+	if m.filter != "b-5q" {
+		t.Fatalf("filter = %q", m.filter)
+	}
+}

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/tollgate-dev/tollgate/ledger"
+)
+
+// column reassembles one column of a side-by-side block: the text left
+// (0) or right (1) of each " │ " rule, borders and padding dropped.
+func column(view string, side int) string {
+	var b strings.Builder
+	for _, l := range strings.Split(view, "\n") {
+		parts := strings.Split(l, " │ ")
+		if len(parts) != 2 {
+			continue
+		}
+		b.WriteString(strings.Trim(parts[side], " ║"))
+	}
+	return b.String()
+}
+
+// TestConflictDialogShowsBothSides: the review dialog of a conflict
+// shows the stored payload (its kind, target and digest) and the
+// attempted one side by side, each complete, never one's target beside
+// the other's digest.
+func TestConflictDialogShowsBothSides(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{60, 20}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			f := newFixture(t)
+			stored := ledger.Payload{Kind: "refund", Target: "acct-7", Body: "refund 10 EUR"}
+			tried := ledger.Payload{Kind: "refund", Target: "acct-8", Body: "refund 99 EUR"}
+			for _, p := range []ledger.Payload{stored, tried} {
+				var ce *ledger.ConflictError
+				if _, err := f.s.Guard(ctx, "refund:customer-4411-2026-12-01-a", p, ledger.GuardOptions{Agent: "refund-bot"}); err != nil && !errors.As(err, &ce) {
+					t.Fatal(err)
+				}
+			}
+			m := f.model(sz.w, sz.h, io.Discard)
+			step(m, press("2"))
+			step(m, press("v"))
+			view := m.View()
+			requireGolden(t, view)
+			left, right := column(view, 0), column(view, 1)
+			for _, c := range []struct{ col, want string }{
+				{left, "stored"}, {left, "targetacct-7"}, {left, stored.Digest()},
+				{right, "attempted"}, {right, "targetacct-8"}, {right, tried.Digest()},
+			} {
+				if !strings.Contains(strings.ReplaceAll(c.col, " ", ""), c.want) {
+					t.Fatalf("a column lacks %q:\nleft  %s\nright %s\n%s", c.want, left, right, view)
+				}
+			}
+			if strings.Contains(left, tried.Digest()[:20]) || strings.Contains(right, stored.Digest()[:20]) {
+				t.Fatalf("the digests are crossed:\n%s", view)
+			}
+		})
+	}
+}
