@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -255,6 +256,18 @@ func (d *detailView) content() (string, int) {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
 	d.field(&b, "state", state)
+	if r := dt.Rule; r != nil && (r.Condition != "" || r.Error != "") {
+		d.field(&b, "rule", ruleLine(r))
+	}
+	if len(dt.Context) > 0 {
+		d.field(&b, "context", safetext.Escape(string(dt.Context)))
+	}
+	for _, f := range dt.Forged {
+		d.field(&b, "FORGED", st.Differs.Render(safetext.Escape(f)))
+	}
+	if dt.Archive != 0 {
+		d.field(&b, "archived", "to "+safetext.Escape(dt.ArchiveFile)+": its facts and events are there")
+	}
 	if dt.State == ledger.StateApproved && d.honoured(dt) < max(dt.Approvers, 1) {
 		// Approved on file, but not under who may decide now: guard
 		// refuses the permit, so the console must not call it done.
@@ -415,6 +428,32 @@ func policySource(pattern string) string {
 		return "(default: no rule matches)"
 	}
 	return "(rule " + safetext.Escape(pattern) + ")"
+}
+
+// ruleLine names the rule that decided a key's policy by its version
+// (a rule's id: each set is a new row), its condition and the values the
+// condition read, or the error that sent the key to approval (SPEC 10).
+func ruleLine(r *approvals.Explain) string {
+	line := fmt.Sprintf("#%d %s", r.RuleID, r.Pattern)
+	if r.Condition != "" {
+		line += " if " + r.Condition
+	}
+	if len(r.Read) > 0 {
+		keys := make([]string, 0, len(r.Read))
+		for k := range r.Read {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var read []string
+		for _, k := range keys {
+			read = append(read, fmt.Sprintf("%s=%v", k, r.Read[k]))
+		}
+		line += " · read " + strings.Join(read, ", ")
+	}
+	if r.Error != "" {
+		line += " · error: " + r.Error
+	}
+	return safetext.Escape(line)
 }
 
 // decidedElsewhere returns what a newly loaded detail says was decided
