@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/ledger"
@@ -52,10 +53,15 @@ type watcher struct {
 func (w *watcher) poll(ctx context.Context) ([]watchEvent, error) {
 	now := w.s.Now()
 	var out []watchEvent
+	// Each event carries its own time (when the key became pending, the
+	// conflict was logged, the lease ran out), not when watch saw it: a
+	// hook that runs late still passes when it happened.
 	add := func(id string, e watchEvent) {
 		if !w.seen[id] {
 			w.seen[id] = true
-			e.At = now
+			if e.At.IsZero() {
+				e.At = now
+			}
 			out = append(out, e)
 		}
 	}
@@ -64,7 +70,7 @@ func (w *watcher) poll(ctx context.Context) ([]watchEvent, error) {
 		return nil, err
 	}
 	for _, r := range pending {
-		add("pending "+r.Key, watchEvent{Event: "pending", Key: r.Key, Kind: r.Kind, Agent: r.Agent, Deadline: r.Deadline})
+		add("pending "+r.Key, watchEvent{Event: "pending", Key: r.Key, Kind: r.Kind, Agent: r.Agent, Deadline: r.Deadline, At: r.Updated})
 		if !r.Deadline.IsZero() && r.Deadline.Sub(now) <= w.warn {
 			add("expiring "+r.Key, watchEvent{Event: "expiring", Key: r.Key, Kind: r.Kind, Agent: r.Agent, Deadline: r.Deadline,
 				Detail: fmt.Sprintf("the approval expires in %s", r.Deadline.Sub(now).Round(time.Second))})
@@ -75,7 +81,11 @@ func (w *watcher) poll(ctx context.Context) ([]watchEvent, error) {
 		return nil, err
 	}
 	for _, r := range uncertain {
-		add("uncertain "+r.Key, watchEvent{Event: "uncertain", Key: r.Key, Kind: r.Kind, Agent: r.Agent,
+		at := r.Updated // reported unknown then
+		if !r.Deadline.IsZero() && !r.Deadline.After(now) {
+			at = r.Deadline // the lease ran out then
+		}
+		add("uncertain "+r.Key, watchEvent{Event: "uncertain", Key: r.Key, Kind: r.Kind, Agent: r.Agent, At: at,
 			Detail: "permit issued with no confirmed outcome: reconcile, do not re-execute"})
 	}
 	conflicts, err := w.s.Conflicts(ctx, false, "", 0, 10000)
@@ -83,22 +93,25 @@ func (w *watcher) poll(ctx context.Context) ([]watchEvent, error) {
 		return nil, err
 	}
 	for _, c := range conflicts {
-		add(fmt.Sprint("conflict ", c.ID), watchEvent{Event: "conflict", Key: c.Key, Agent: c.Agent, ID: c.ID, Detail: "differs in " + c.Differs})
+		add(fmt.Sprint("conflict ", c.ID), watchEvent{Event: "conflict", Key: c.Key, Agent: c.Agent, ID: c.ID, At: c.At, Detail: "differs in " + c.Differs})
 	}
 	fenced, err := w.s.Fenced(ctx, false, "", 0, 10000)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range fenced {
-		add(fmt.Sprint("fenced ", f.ID), watchEvent{Event: "fenced", Key: f.Key, Agent: f.Agent, ID: f.ID, Detail: f.Reason})
+		add(fmt.Sprint("fenced ", f.ID), watchEvent{Event: "fenced", Key: f.Key, Agent: f.Agent, ID: f.ID, At: f.At, Detail: f.Reason})
 	}
 	return out, nil
 }
 
-// runWatch follows the ledger until interrupted. It re-reads when another
-// process wrote (PRAGMA data_version) and when time alone may have
-// changed something (every interval: approvals near expiry, lapsed
-// leases). A busy ledger is waited out; SIGINT ends it with exit 0.
+// runWatch follows the ledger until interrupted. It re-reads as soon as
+// another process commits (the engine's watch: PRAGMA data_version on
+// SQLite, LISTEN/NOTIFY on PostgreSQL, asked every 25 ms) and when time
+// alone may have changed something (every interval: approvals near
+// expiry, lapsed leases). Hooks run beside it (hookLimit at a time, in
+// order for one key), so a slow hook delays no alert. A busy ledger is
+// waited out; SIGINT ends it with exit 0.
 func runWatch(ctx context.Context, c *cmdCtx, f *watchFlags) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
@@ -114,6 +127,20 @@ func runWatch(ctx context.Context, c *cmdCtx, f *watchFlags) (int, error) {
 	w := &watcher{s: s, warn: f.warn, seen: map[string]bool{}}
 	tick := time.NewTicker(f.interval)
 	defer tick.Stop()
+	var changed ledger.Watch
+	var wake <-chan time.Time
+	if ws, ok := s.(interface {
+		Watch(context.Context) (ledger.Watch, error)
+	}); ok {
+		if changed, err = ws.Watch(ctx); err == nil {
+			defer changed.Close()
+			fast := time.NewTicker(25 * time.Millisecond)
+			defer fast.Stop()
+			wake = fast.C
+		}
+	}
+	hooks := newHooks(ctx, f.exec, c.env.Stderr)
+	defer hooks.wait()
 	for {
 		events, err := w.poll(ctx)
 		switch {
@@ -126,19 +153,86 @@ func runWatch(ctx context.Context, c *cmdCtx, f *watchFlags) (int, error) {
 		}
 		for _, e := range events {
 			c.printEvent(e)
-			if f.exec != "" {
-				if err := runHook(ctx, f.exec, e, c.env.Stderr); err != nil {
-					fmt.Fprintf(c.env.Stderr, "tollgate watch: --exec for %s %s: %s\n", e.Event, safetext.Escape(e.Key), safetext.Escape(err.Error()))
+			hooks.run(e)
+		}
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return ExitOK, nil
+			case <-tick.C:
+				break wait
+			case <-wake:
+				if ok, err := changed.Changed(ctx); err != nil || ok {
+					break wait // an error: the poll says what it is
 				}
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return ExitOK, nil
-		case <-tick.C:
-		}
 	}
 }
+
+// hookLimit is how many --exec hooks may run at once.
+const hookLimit = 4
+
+// hooks runs --exec for each event: at most hookLimit at once, one key's
+// in the order watch said them.
+type hooks struct {
+	ctx     context.Context
+	command string
+	stderr  io.Writer
+	slots   chan struct{}
+	mu      sync.Mutex
+	last    map[string]chan struct{} // each key's newest hook, done when closed
+	wg      sync.WaitGroup
+}
+
+func newHooks(ctx context.Context, command string, stderr io.Writer) *hooks {
+	return &hooks{ctx: ctx, command: command, stderr: &lockedWriter{w: stderr}, slots: make(chan struct{}, hookLimit), last: map[string]chan struct{}{}}
+}
+
+// lockedWriter lets hooks running at once share one stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// run starts e's hook after the key's previous one ends.
+func (h *hooks) run(e watchEvent) {
+	if h.command == "" {
+		return
+	}
+	h.mu.Lock()
+	prev, done := h.last[e.Key], make(chan struct{})
+	h.last[e.Key] = done
+	h.mu.Unlock()
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		h.slots <- struct{}{}
+		defer func() { <-h.slots }()
+		if err := runHook(h.ctx, h.command, e, h.stderr); err != nil {
+			fmt.Fprintf(h.stderr, "tollgate watch: --exec for %s %s: %s\n", e.Event, safetext.Escape(e.Key), safetext.Escape(err.Error()))
+		}
+		h.mu.Lock()
+		if h.last[e.Key] == done {
+			delete(h.last, e.Key)
+		}
+		h.mu.Unlock()
+	}()
+}
+
+// wait lets the running hooks end (SIGINT has cancelled them).
+func (h *hooks) wait() { h.wg.Wait() }
 
 func (c *cmdCtx) printEvent(e watchEvent) {
 	if c.json {

@@ -105,3 +105,87 @@ func TestWatchFollowsLiveWriters(t *testing.T) {
 		t.Fatal("text from an agent name was run by the shell")
 	}
 }
+
+// TestWatchHooksRunBeside: a slow hook delays no alert and no other
+// key's hook (two hooks of different keys run at once: each waits for
+// the other to start), one key's hooks run in the order watch said them,
+// each hook gets the event's own time, and a write wakes watch well
+// before its --interval (it follows the engine's change signal).
+func TestWatchHooksRunBeside(t *testing.T) {
+	db := newDB(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "hooks.log")
+	want(t, run(t, db, "", "migrate"), cli.ExitOK)
+	want(t, run(t, db, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "5m"), cli.ExitOK)
+	// Each hook logs its start, then waits until two hooks have started:
+	// run one at a time, the first would wait for ever (the test's 20 s).
+	hook := `e=$(cat); echo "start $TOLLGATE_EVENT $(printf %s "$e" | sed -n 's/.*"key":"\([^"]*\)".*"at":"\([^"]*\)".*/\1 \2/p')" >> '` + log + `';` +
+		` i=0; while [ "$(grep -c '^start' '` + log + `')" -lt 2 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done`
+	cmd := exec.Command(bin, "watch", "--json", "--warn", "10m", "--interval", "1h", "--exec", hook)
+	cmd.Env = append(os.Environ(), "TOLLGATE_DB="+db, "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "TOLLGATE_OPERATORS_FILE=")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	// Written after watch started, with --interval 1h: only the change
+	// signal can wake it.
+	time.Sleep(300 * time.Millisecond)
+	want(t, run(t, db, "", "guard", "refund:h-1", "--kind", "refund", "--target", "t", "--body", "b", "--agent", "bot"), cli.ExitRetry)
+	want(t, run(t, db, "", "guard", "refund:h-2", "--kind", "refund", "--target", "t", "--body", "b", "--agent", "bot"), cli.ExitRetry)
+	said := map[string]bool{}
+	deadline := time.After(20 * time.Second)
+	for len(said) < 4 {
+		select {
+		case l := <-lines:
+			var e struct{ Event, Key string }
+			json.Unmarshal([]byte(l), &e)
+			said[e.Event+" "+e.Key] = true
+		case <-deadline:
+			t.Fatalf("watch woke for %v only (its interval is an hour)", said)
+		}
+	}
+	// Four hooks: pending and expiring for each key, each key's in order.
+	var got []string
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(log)
+		if got = strings.Split(strings.TrimSpace(string(b)), "\n"); len(got) == 4 {
+			break
+		}
+	}
+	if len(got) != 4 {
+		t.Fatalf("hooks: %q (one at a time, the first waits for a second that never starts)", got)
+	}
+	for _, key := range []string{"refund:h-1", "refund:h-2"} {
+		p, e := -1, -1
+		for i, l := range got {
+			f := strings.Fields(l)
+			if len(f) < 4 || f[2] != key {
+				continue
+			}
+			if f[1] == "pending" {
+				p = i
+				if f[3] < "2026" || f[3] > time.Now().UTC().Format(time.RFC3339) {
+					t.Errorf("pending hook's time %q is not the event's", f[3])
+				}
+			} else if f[1] == "expiring" {
+				e = i
+			}
+		}
+		if p < 0 || e < 0 || p > e {
+			t.Fatalf("%s: pending hook at %d, expiring at %d: not in order\n%q", key, p, e, got)
+		}
+	}
+}
