@@ -250,13 +250,17 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 // seals every fact row written before events committed their rows; the
 // first on PostgreSQL) gives the ledger its identity, and from schema 7 on
 // the chain_head row names the events it appended; schema 8 marks where
-// version 1 statements end on a ledger that holds signatures.
+// version 1 statements end on a ledger that holds signatures; schema 11
+// makes PostgreSQL's projection function anew.
 func afterMigration(now func() time.Time, rebind func(string) string) engine.Migration {
 	return func(ctx context.Context, stx *sql.Tx, version int) error {
 		if version < 5 {
 			return nil
 		}
 		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
+		if version == 11 && rebind != nil { // PostgreSQL: the projection function kept planned
+			return createServerFunctions(ctx, stx)
+		}
 		if version == 8 {
 			if rebind != nil { // PostgreSQL: its projection function
 				if err := createServerFunctions(ctx, stx); err != nil {
