@@ -83,6 +83,8 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	var seq int64
 	prev := zeroHash
 	switch {
+	case tx.server && tx.keyLock != "":
+		return holdEvent(tx, key, typ, actor, string(d), at, factOf(fact))
 	case tx.server:
 		// The database numbers, links and hashes the event and moves the
 		// head in one call: no role writes the chain directly.
@@ -119,6 +121,53 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 		tx.head = &Head{Seq: seq, Hash: h}
 	}
 	return err
+}
+
+// heldEvent is an event of a key transaction, appended at its end.
+type heldEvent struct {
+	key, typ, actor, detail string
+	at                      int64
+	fact                    factRef
+}
+
+// holdEvent keeps a key transaction's event for flushEvents. An event of
+// a key the transaction did not lock would be appended without the
+// key's lock: refused, as a bug, before anything is written.
+func holdEvent(tx *Tx, key, typ, actor, detail string, at int64, f factRef) error {
+	logical := key
+	if k, err := ParseKey(key); err == nil {
+		logical = k.Logical
+	}
+	if logical != tx.keyLock {
+		return fmt.Errorf("ledger: an event of key %s in a transaction that locked %s only", key, tx.keyLock)
+	}
+	tx.events = append(tx.events, heldEvent{key, typ, actor, detail, at, f})
+	return nil
+}
+
+// flushEvents appends a key transaction's events to the chain in one
+// call (tollgate_append_events), which locks the chain head until the
+// transaction ends: the last statement before COMMIT.
+func flushEvents(ctx context.Context, tx *Tx) error {
+	if len(tx.events) == 0 {
+		return nil
+	}
+	n := len(tx.events)
+	keys, typs, actors, details := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	tables, rows, shas := make([]string, n), make([]string, n), make([]string, n)
+	ats := make([]int64, n)
+	for i, e := range tx.events {
+		keys[i], typs[i], actors[i], details[i], ats[i] = e.key, e.typ, e.actor, e.detail, e.at
+		tables[i], rows[i], shas[i] = e.fact.Table, e.fact.Row, e.fact.SHA256
+	}
+	var h Head
+	err := tx.QueryRowContext(ctx, "SELECT o_seq, o_hash FROM tollgate_append_events(?, ?, ?, ?, ?, ?, ?, ?)",
+		keys, typs, actors, details, ats, tables, rows, shas).Scan(&h.Seq, &h.Hash)
+	if err != nil {
+		return err
+	}
+	tx.events, tx.head = nil, &h
+	return nil
 }
 
 // factOf is the fact an event commits, empty for a derived event.

@@ -117,7 +117,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// caller's, who is told so rather than to wait for a lease no one
 	// holds.
 	var issued []string
-	r, err := write(ctx, s, func(tx *Tx) (refused[Answer], error) {
+	r, err := writeKeyed(ctx, s, k.Logical, func(tx *Tx) (refused[Answer], error) {
 		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context}, tx.now)
 		switch {
 		case err != nil:

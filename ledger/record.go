@@ -66,7 +66,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
 		return ix.intent(k, toMS(s.now())), nil
 	}
-	r, err := write(ctx, s, func(tx *Tx) (refused[Intent], error) {
+	r, err := writeKeyed(ctx, s, k.Logical, func(tx *Tx) (refused[Intent], error) {
 		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, opt, tx.now)
 		in.facts = keyFacts{} // Guard's, not the caller's
 		switch {

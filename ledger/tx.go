@@ -38,6 +38,11 @@ type Tx struct {
 	// the projection (PostgreSQL): events are appended, the head locked
 	// and the projection derived by the schema's own functions.
 	server bool
+	// keyLock is the logical key a key transaction (Store.writeKey) locked
+	// on PostgreSQL; its events wait in events until flushEvents appends
+	// them, and an event of any other key is refused.
+	keyLock string
+	events  []heldEvent
 	// dirty are the keys whose projection rows a server transaction
 	// refreshes before it commits, with the target to take (nil: keep).
 	dirty map[string]*string

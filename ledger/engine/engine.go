@@ -86,6 +86,15 @@ type Engine interface {
 	Close() error
 }
 
+// KeyLocker is an engine whose writers need not exclude each other
+// (PostgreSQL): a transaction that moves one action locks only its key
+// and shares a ledger-wide lock with the others, instead of locking the
+// whole ledger (package ledger, Store.writeKey). LockKey takes those
+// locks inside tx and returns the engine's clock read after them.
+type KeyLocker interface {
+	LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time, error)
+}
+
 // Watch tells whether any process committed since it was last asked.
 type Watch interface {
 	// Changed reports whether the ledger changed since the previous call;

@@ -351,6 +351,16 @@ func (e *Engine) Clock(ctx context.Context, tx *sql.Tx) (time.Time, error) {
 	return time.UnixMilli(ms).UTC(), nil
 }
 
+// LockKey implements engine.KeyLocker with the schema's
+// tollgate_lock_key (schema 11), in one round trip.
+func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time, error) {
+	var ms int64
+	if err := tx.QueryRowContext(ctx, "SELECT tollgate_lock_key($1)", key).Scan(&ms); err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
 // SQLSTATE codes the engine maps.
 const (
 	codeAppendOnly    = "TG001" // raised by the schema's append-only triggers
