@@ -18,10 +18,8 @@ import (
 
 	osc52 "github.com/aymanbagabas/go-osc52/v2"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -51,6 +49,10 @@ type Options struct {
 	// terminal puts its text on the clipboard, over SSH too); nil means
 	// standard error, the terminal the console runs in.
 	Clipboard io.Writer
+	// Bell receives the terminal bell (BEL) when the number of uncertain
+	// actions rises; nil means no bell. Run rings standard error unless
+	// TOLLGATE_BELL is "off".
+	Bell io.Writer
 	// Locked are the operator's passphrase-protected keys: the console
 	// asks for their passphrase when it starts (and again before a
 	// decision while one is still locked), without echo.
@@ -67,7 +69,8 @@ type Model struct {
 	// roKeys are the decision bindings as enabled, so that a read-only
 	// console can say why a decision key does nothing.
 	roKeys KeyMap
-	help   help.Model
+	// helpv is the help page and the hint line.
+	helpv  *helpView
 	views  [viewCount]*listView
 	active viewID
 	detail *detailView
@@ -78,9 +81,7 @@ type Model struct {
 	// after is the decision to open once the key is unlocked, if one was
 	// asked for while it was locked.
 	after    *dialogKind
-	filterIn textinput.Model
-	filter   string
-	filterOn bool
+	filter   *filterBar
 	showHelp bool
 	log      *msgLog
 	showLog  bool
@@ -139,17 +140,11 @@ func New(opt Options) (*Model, error) {
 	st := NewStyles(opt.Renderer)
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
-	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
+	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, helpv: newHelpView(&st, &km), filter: newFilterBar(&km),
 		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}}
-	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
-	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
 		m.views[v] = newListView(v, &st, &km, opt.Store.Now)
 	}
-	m.filterIn = textinput.New()
-	m.filterIn.Prompt = "/"
-	m.filterIn.Placeholder = "key, agent or kind"
-	m.filterIn.CharLimit = 80
 	m.layout()
 	return m, nil
 }
@@ -214,7 +209,7 @@ func (m *Model) list() *listView { return m.views[m.active] }
 
 // query is what the active list shows.
 func (m *Model) query() query {
-	return query{view: m.active, filter: m.filter, order: m.list().order()}
+	return query{view: m.active, filter: m.filter.Value(), order: m.list().order()}
 }
 
 func (m *Model) snapshot() tea.Cmd {
@@ -301,18 +296,31 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
 			return m, nil
 		}
+		bell := m.ring(msg.counts)
 		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
-		why := m.whyGone(m.leftPending(msg.pending))
+		gone := m.leftPending(msg.pending)
+		why := m.whyGone(gone)
 		if msg.query != m.query() {
-			return m, tea.Batch(m.snapshot(), why)
+			return m, tea.Batch(m.snapshot(), why, bell)
 		}
-		m.list().setItems(msg.items, msg.more)
+		lost, reason := m.list().setItems(msg.items, msg.more)
 		if m.dialog != nil {
 			for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
 				m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
 			}
 		}
-		return m, tea.Batch(m.loadDetail(), why)
+		if lost != nil && slices.Contains(gone, lost.Key) {
+			lost = nil // announced with who decided it, as in every view
+		}
+		return m, tea.Batch(m.loadDetail(), why, bell, m.cursorLeft(lost, reason))
+	case noticeMsg:
+		m.say(msg.sev, msg.text)
+		return m, nil
+	case reloadMsg:
+		if msg.view != m.active {
+			return m, nil
+		}
+		return m, m.snapshot()
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
@@ -495,6 +503,59 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// ring sounds the terminal bell (when the console has one) as the count
+// of uncertain actions rises: an action whose outcome nobody knows needs
+// an operator, who may be looking at another window.
+func (m *Model) ring(next ledger.Counts) tea.Cmd {
+	w := m.opt.Bell
+	if w == nil || m.refresh.IsZero() || next.Uncertain <= m.counts.Uncertain {
+		return nil
+	}
+	m.log.add(m.opt.Now(), sevError, fmt.Sprintf("bell: %d more uncertain (%d now)", next.Uncertain-m.counts.Uncertain, next.Uncertain))
+	return func() tea.Msg {
+		io.WriteString(w, "\a")
+		return nil
+	}
+}
+
+// cursorLeft says that the row the cursor was on left the view (nil:
+// it did not), and where the cursor is now, instead of moving it
+// silently: filtered out, or, looked up in a command, what the key is
+// now. A key this console decided is already said by its report.
+func (m *Model) cursorLeft(lost *item, why string) tea.Cmd {
+	if lost == nil || m.acted[lost.Key] {
+		return nil
+	}
+	now := "the list is empty"
+	if it, ok := m.list().current(); ok {
+		now = "the cursor is on " + safetext.Escape(it.Key)
+	}
+	key, title := safetext.Escape(lost.Key), viewTitles[m.active]
+	if why == "filtered out" {
+		return notice(sevInfo, fmt.Sprintf("%s is filtered out of %s (esc clears the filter); %s", key, title, now))
+	}
+	s, ctx, k, view := m.store, m.opt.Context, lost.Key, m.active
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		d, err := s.Status(ctx, k)
+		var what string
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			what = "no longer in the ledger (archived?)"
+		case err != nil:
+			what = "left the view (" + why + ")"
+		case d.Decision != nil && d.State != ledger.StatePending:
+			what = fmt.Sprintf("now %s (%s by %s)", d.State, d.Decision.Decision, safetext.Escape(d.Decision.Operator))
+		case view == viewAll:
+			what = "left the loaded rows"
+		default:
+			what = "now " + string(d.State)
+		}
+		return noticeMsg{sevInfo, fmt.Sprintf("%s left %s: %s; %s", key, title, what, now)}
+	}
+}
+
 // once starts read unless one is still out (busy), for the reads
 // repeated every second: one at a time, however slow the ledger.
 func once(busy *bool, read tea.Cmd) tea.Cmd {
@@ -507,7 +568,9 @@ func once(busy *bool, read tea.Cmd) tea.Cmd {
 
 // typing reports whether an input has the keys: a dialog's note, the
 // passphrase prompt or the filter.
-func (m *Model) typing() bool { return m.unlock != nil || m.dialog != nil || m.filterOn }
+func (m *Model) typing() bool {
+	return m.unlock != nil || m.dialog != nil || m.filter.Typing() || m.list().Typing()
+}
 
 // burst handles a key message carrying several runes (keys typed faster
 // than the terminal is read, or a paste) as that many key presses, until
@@ -529,8 +592,11 @@ func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// key routes one key press: dialog first, then the filter, then global
-// keys, decisions, and finally the focused component.
+// key routes one key press: bursts and pastes are split, a decision in
+// flight holds q, then whatever has the keys takes them (the passphrase
+// prompt, a dialog, the filter's input, the jump prompt, the full view);
+// otherwise the console's own keys (views, overlays, decisions), and
+// last the focused component: the log, the detail pane or the list.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case msg.Paste && msg.Type == tea.KeyRunes && !m.typing() && m.deciding == nil && !m.showLog && m.full == nil:
@@ -556,61 +622,63 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	if msg.Type == tea.KeyCtrlC {
+	var cmd tea.Cmd
+	switch {
+	case msg.Type == tea.KeyCtrlC:
 		return tea.Quit // from any dialog or input too
-	}
-	if m.unlock != nil {
-		var cmd tea.Cmd
+	case m.unlock != nil:
 		m.unlock, cmd = m.unlock.Update(msg)
 		return cmd
-	}
-	if m.dialog != nil {
-		var cmd tea.Cmd
+	case m.dialog != nil:
 		m.dialog, cmd = m.dialog.Update(msg)
 		return cmd
-	}
-	if m.full != nil && !key.Matches(msg, m.keys.Quit) {
-		var cmd tea.Cmd
-		m.full, cmd = m.full.Update(msg)
-		return cmd
-	}
-	if m.filterOn {
-		switch {
-		case key.Matches(msg, m.keys.Confirm):
-			m.filterOn = false
-			m.filterIn.Blur()
-			return nil
-		case key.Matches(msg, m.keys.Cancel):
-			m.filterOn = false
-			m.filterIn.Blur()
-			m.filterIn.SetValue("")
-			return m.setFilter("")
-		}
-		// Live: every keystroke re-reads the view with what is typed.
-		var cmd tea.Cmd
-		m.filterIn, cmd = m.filterIn.Update(msg)
-		disarm(&m.filterIn)
-		if f := strings.TrimSpace(m.filterIn.Value()); f != m.filter {
+	case m.filter.Typing():
+		before := m.filter.Value()
+		m.filter, cmd = m.filter.Update(msg)
+		if f := m.filter.Value(); f != before {
+			// Live: every keystroke re-reads the view with what is typed.
 			return tea.Batch(cmd, m.setFilter(f))
 		}
 		return cmd
+	case m.list().Typing():
+		return m.routeList(msg)
+	case m.full != nil && !key.Matches(msg, m.keys.Quit):
+		m.full, cmd = m.full.Update(msg)
+		return cmd
 	}
 	m.notice, m.lastErr = "", "" // a message lasts until the next action
+	if cmd, ok := m.consoleKey(msg); ok {
+		return cmd
+	}
+	switch {
+	case m.showLog:
+		m.log, cmd = m.log.Update(msg)
+		return cmd
+	case m.showHelp:
+		m.helpv, cmd = m.helpv.Update(msg)
+		return cmd
+	case m.detail.Focused():
+		m.detail, cmd = m.detail.Update(msg)
+		return cmd
+	}
+	return m.routeList(msg)
+}
+
+// consoleKey handles the keys that are the console's, not one
+// component's: quit, the overlays, the views, the filter, and the
+// decisions, which open a dialog. ok is false for any other key.
+func (m *Model) consoleKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 	k := m.keys
 	switch {
-	case msg.Type == tea.KeyCtrlC || key.Matches(msg, k.Quit):
-		return tea.Quit
+	case key.Matches(msg, k.Quit):
+		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.showHelp, m.showLog = !m.showHelp, false
 		m.layout()
-		return nil
 	case key.Matches(msg, k.Log):
 		m.showLog, m.showHelp = !m.showLog, false
-		return nil
 	case m.showLog && !key.Matches(msg, k.Cancel):
-		var cmd tea.Cmd
-		m.log, cmd = m.log.Update(msg)
-		return cmd
+		return nil, false // the log scrolls
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.showLog:
@@ -620,64 +688,44 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.layout()
 		case m.detail.Focused():
 			m.detail.SetFocus(false)
-		case m.filter != "":
-			m.filterIn.SetValue("")
-			return m.setFilter("")
+		case m.filter.Value() != "":
+			m.filter.Clear()
+			return m.setFilter(""), true
 		}
-		return nil
 	case key.Matches(msg, k.Filter):
-		m.filterOn = true
-		m.filterIn.SetValue(m.filter)
-		m.filterIn.CursorEnd()
-		return m.filterIn.Focus()
+		return m.filter.Open(), true
 	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.Focused()):
-		return m.switchView((m.active + 1) % viewCount)
+		return m.switchView((m.active + 1) % viewCount), true
 	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.Focused()):
-		return m.switchView((m.active + viewCount - 1) % viewCount)
+		return m.switchView((m.active + viewCount - 1) % viewCount), true
 	case key.Matches(msg, k.Focus):
 		m.detail.SetFocus(!m.detail.Focused())
-		return nil
 	case key.Matches(msg, k.Views):
-		return m.switchView(viewID(msg.String()[0] - '1'))
-	case key.Matches(msg, k.Sort):
-		if !m.list().cycleOrder() {
-			m.say(sevInfo, "conflicts and fenced calls are a log: listed newest first only")
-			return nil
-		}
-		m.say(sevInfo, "sorted by "+m.list().order().String()+" (s cycles)")
-		return m.snapshot()
+		return m.switchView(viewID(msg.String()[0] - '1')), true
 	case key.Matches(msg, k.Full):
-		it, ok := m.list().current()
-		if !ok {
-			m.say(sevInfo, m.nothingText("nothing selected"))
-			return nil
-		}
-		m.showHelp, m.showLog = false, false
-		m.full = newFullView(it, m.styles, m.keys, m.auth)
-		m.layout()
-		return m.status(it, true)
+		return m.openFull(), true
 	case key.Matches(msg, k.CopyKey, k.CopyDigest):
-		return m.copySelected(key.Matches(msg, k.CopyDigest))
+		return m.copySelected(key.Matches(msg, k.CopyDigest)), true
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
 		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
-		return nil
-	case key.Matches(msg, k.SelectAll):
-		m.list().toggleAll()
-		return nil
 	case key.Matches(msg, k.Approve):
-		return m.openDecision(dlgApprove)
+		return m.openDecision(dlgApprove), true
 	case key.Matches(msg, k.Reject):
-		return m.openDecision(dlgReject)
+		return m.openDecision(dlgReject), true
 	case key.Matches(msg, k.Reconcile):
-		return m.openDecision(dlgReconcile)
+		return m.openDecision(dlgReconcile), true
 	case key.Matches(msg, k.Review):
-		return m.openDecision(dlgReview)
+		return m.openDecision(dlgReview), true
+	default:
+		return nil, false
 	}
-	if m.detail.Focused() {
-		var cmd tea.Cmd
-		m.detail, cmd = m.detail.Update(msg)
-		return cmd
-	}
+	return nil, true
+}
+
+// routeList gives a key to the active list, then loads the detail of
+// the row the cursor moved to and the next page when the cursor nears
+// the end of the loaded rows.
+func (m *Model) routeList(msg tea.KeyMsg) tea.Cmd {
 	before, _ := m.list().current()
 	var cmd tea.Cmd
 	m.views[m.active], cmd = m.list().Update(msg)
@@ -691,6 +739,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// openFull opens the full view of the row under the cursor.
+func (m *Model) openFull() tea.Cmd {
+	it, ok := m.list().current()
+	if !ok {
+		m.say(sevInfo, m.nothingText("nothing selected"))
+		return nil
+	}
+	m.showHelp, m.showLog = false, false
+	m.full = newFullView(it, m.styles, m.keys, m.auth)
+	m.layout()
+	return m.status(it, true)
+}
+
 func (m *Model) switchView(v viewID) tea.Cmd {
 	m.active = v
 	m.detail.SetFocus(false)
@@ -699,7 +760,6 @@ func (m *Model) switchView(v viewID) tea.Cmd {
 }
 
 func (m *Model) setFilter(f string) tea.Cmd {
-	m.filter = f
 	for _, v := range m.views {
 		v.reset(f)
 	}
@@ -1054,7 +1114,8 @@ func (m *Model) reportAction(a actionMsg) {
 func (m *Model) layout() {
 	w, h := max(m.width, 40), max(m.height, 10)
 	body := h - m.chrome()
-	m.help.Width = w
+	m.helpv.SetSize(w, body)
+	m.filter.SetSize(w, 1)
 	if w >= 140 {
 		lw := w * 11 / 20
 		for _, v := range m.views {
@@ -1115,20 +1176,14 @@ func (m *Model) View() string {
 		parts = append(parts, b)
 	}
 	parts = append(parts, m.tabs(w))
-	var lower string
-	switch {
-	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-m.chrome()-2))
-	default:
-		lower = m.detail.View()
-	}
+	lower := m.detail.View()
 	body := max(m.height, 10) - m.chrome()
 	switch {
 	case m.showLog:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.log.View()))
 	case m.showHelp:
 		// Help takes the whole body, so every binding is on screen.
-		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.helpv.View()))
 	case m.unlock != nil:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.unlock.View()))
 	case m.full != nil:
@@ -1148,9 +1203,12 @@ func (m *Model) View() string {
 			m.styles.App.MaxHeight(lowH).Render(lower))
 	}
 	parts = append(parts, m.statusBar(w))
-	if m.filterOn {
-		parts = append(parts, m.filterIn.View())
-	} else {
+	switch {
+	case m.filter.Typing():
+		parts = append(parts, m.filter.View())
+	case m.list().Typing():
+		parts = append(parts, m.list().Prompt())
+	default:
 		parts = append(parts, m.hintBar(w))
 	}
 	out := lipgloss.JoinVertical(lipgloss.Left, parts...)
@@ -1176,65 +1234,9 @@ func (m *Model) shortHelp() []key.Binding {
 	return append(bs, m.keys.Focus, m.keys.Filter)
 }
 
-// hintBar is the one-line help: what fits of the view's bindings, then
-// "? help" and "q quit", which are never cut off.
+// hintBar is the one-line help of what has the keys.
 func (m *Model) hintBar(w int) string {
-	if m.dialog != nil || m.unlock != nil {
-		return m.help.ShortHelpView(m.shortHelp())
-	}
-	tail := m.help.ShortHelpView([]key.Binding{m.keys.Help, m.keys.Quit})
-	sep := m.help.Styles.ShortSeparator.Render(" • ")
-	room := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	// Bindings one by one while they fit, with room kept for "…" (bubbles'
-	// own cut keeps adding items once its ellipsis no longer fits).
-	var parts []string
-	used := 0
-	for _, b := range m.shortHelp() {
-		if !b.Enabled() {
-			continue
-		}
-		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
-		iw := lipgloss.Width(item) + lipgloss.Width(sep)
-		if used+iw > room-2 {
-			parts = append(parts, m.help.Styles.Ellipsis.Render("…"))
-			break
-		}
-		parts, used = append(parts, item), used+iw
-	}
-	return strings.Join(append(parts, tail), sep)
-}
-
-// fullHelp shows every binding in w cells and h lines: its groups side
-// by side while they fit the width, the rest on further rows; when that
-// is too tall (60x20), every binding in columns h lines high, so nothing
-// is dropped.
-func (m *Model) fullHelp(w, h int) string {
-	var rows []string
-	var row []string
-	rowW := 0
-	for _, col := range m.keys.FullHelp() {
-		view := m.help.FullHelpView([][]key.Binding{col})
-		cw := lipgloss.Width(view) + 4
-		if len(row) > 0 && rowW+cw > w {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-			row, rowW = nil, 0
-		}
-		row, rowW = append(row, view+"    "), rowW+cw
-	}
-	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-	grouped := strings.Join(rows, "\n\n")
-	if lipgloss.Height(grouped) <= h {
-		return grouped
-	}
-	var all []key.Binding
-	for _, col := range m.keys.FullHelp() {
-		all = append(all, col...)
-	}
-	var cols []string
-	for start := 0; start < len(all); start += max(h, 1) {
-		cols = append(cols, m.help.FullHelpView([][]key.Binding{all[start:min(start+max(h, 1), len(all))]})+"   ")
-	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+	return m.helpv.hints(m.shortHelp(), w, m.dialog != nil || m.unlock != nil)
 }
 
 var (
@@ -1326,7 +1328,7 @@ func (m *Model) statusBar(w int) string {
 	if n := m.list().selectedCount(); n > 0 {
 		msg = append(msg, st.Selected.Render(fmt.Sprintf("%d selected", n)))
 	}
-	if m.filter != "" {
+	if f := m.filter.Value(); f != "" {
 		shown := "loading"
 		if l := m.list(); l.loaded {
 			shown = fmt.Sprintf("%d shown", len(l.items))
@@ -1334,7 +1336,7 @@ func (m *Model) statusBar(w int) string {
 				shown += "+"
 			}
 		}
-		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(m.filter)+" · "+shown))
+		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(f)+" · "+shown))
 	}
 	switch {
 	case m.unconfirmed != "":
