@@ -1298,9 +1298,13 @@ func (m *Model) statusBar(w int) string {
 	if m.opt.ReadOnly {
 		mode = " · READ-ONLY"
 	}
-	refreshed := "loading"
+	// The clock is when the ledger was last checked: it moves while
+	// idle, so a live console is told from a frozen one. Below 100
+	// columns it leads the line, shorter, where nothing cuts it.
+	refreshed, lead := "loading", "loading · "
 	if !m.refresh.IsZero() {
-		refreshed = "refreshed " + m.refresh.UTC().Format("15:04:05Z")
+		refreshed = "updated " + m.refresh.UTC().Format("15:04:05Z")
+		lead = "upd " + m.refresh.UTC().Format("15:04:05") + " · "
 	}
 	c := m.counts
 	right := fmt.Sprintf(" · epoch %s · %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,
@@ -1311,17 +1315,22 @@ func (m *Model) statusBar(w int) string {
 			ep = " · ep " + epoch
 		}
 		right = fmt.Sprintf("%s · %s%s · P%d C%d U%d F%d · %s", ep, m.operatorText(true), mode,
-			c.Pending, c.Conflicts, c.Uncertain, c.Fenced, strings.TrimPrefix(refreshed, "refreshed "))
+			c.Pending, c.Conflicts, c.Uncertain, c.Fenced, refreshed)
+	}
+	if w >= 100 {
+		lead = ""
+	} else {
+		right = strings.TrimSuffix(right, " · "+refreshed)
 	}
 	path := safetext.Escape(m.store.Path())
-	room := w - ansi.StringWidth(right) - len("ledger ")
+	room := w - ansi.StringWidth(lead+right) - len("ledger ")
 	if room < 8 {
 		room = 8
 	}
 	if ansi.StringWidth(path) > room {
 		path = "…" + path[len(path)-room+1:]
 	}
-	line := st.StatusBar.Render(ansi.Truncate("ledger "+path+right, w, "…"))
+	line := st.StatusBar.Render(ansi.Truncate(lead+"ledger "+path+right, w, "…"))
 	// The message line: the active filter, always, then the last
 	// message, which lasts until the next key.
 	var msg []string
