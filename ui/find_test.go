@@ -169,3 +169,27 @@ func TestCursorRowLeavingIsSaid(t *testing.T) {
 		t.Fatalf("filtering the row out said %q", m.notice)
 	}
 }
+
+// TestHelpScrollsAtFortyByTwelve: at 40x12 the help page does not fit;
+// it lists one binding a line, says which lines it shows, and j, G
+// scroll it to every binding, the last included.
+func TestHelpScrollsAtFortyByTwelve(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:h-1", "refund", "x", "bot")
+	m := f.model(40, 12, io.Discard)
+	step(m, press("?"))
+	if v := m.View(); !strings.Contains(v, "lines 1-5 of 24 · j/k scroll") || !strings.Contains(v, "↑/k       up") {
+		t.Fatalf("the help page's first lines:\n%s", v)
+	}
+	step(m, press("j"))
+	if v := m.View(); !strings.Contains(v, "lines 2-6 of 24") {
+		t.Fatalf("j did not scroll:\n%s", v)
+	}
+	step(m, press("G"))
+	if v := m.View(); !strings.Contains(v, "v         mark reviewed") || !strings.Contains(v, "lines 20-24 of 24") {
+		t.Fatalf("G did not reach the last binding:\n%s", v)
+	}
+	if m.active != viewPending {
+		t.Fatal("a key for the help page moved the views")
+	}
+}

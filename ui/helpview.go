@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -18,6 +19,8 @@ type helpView struct {
 	model  help.Model
 	width  int
 	height int
+	// top is the first line shown when the page is taller than the pane.
+	top int
 }
 
 var _ component[*helpView] = (*helpView)(nil)
@@ -41,12 +44,45 @@ func (h *helpView) ShortHelp() []key.Binding { return []key.Binding{h.keys.Help,
 // FullHelp implements help.KeyMap.
 func (h *helpView) FullHelp() [][]key.Binding { return h.keys.FullHelp() }
 
-// Update does nothing: ? and esc, which close the page, are the root's.
-func (h *helpView) Update(tea.Msg) (*helpView, tea.Cmd) { return h, nil }
+// Update scrolls a page taller than the pane (40x12); ? and esc, which
+// close it, are the root's.
+func (h *helpView) Update(msg tea.Msg) (*helpView, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return h, nil
+	}
+	room := max(h.height-3, 1)
+	switch {
+	case key.Matches(km, h.keys.Up):
+		h.top--
+	case key.Matches(km, h.keys.Down):
+		h.top++
+	case key.Matches(km, h.keys.PageUp):
+		h.top -= room
+	case key.Matches(km, h.keys.PageDown):
+		h.top += room
+	case key.Matches(km, h.keys.Top):
+		h.top = 0
+	case key.Matches(km, h.keys.Bottom):
+		h.top = 1 << 30
+	}
+	h.top = max(h.top, 0) // View caps it at the page's end
+	return h, nil
+}
 
-// View is the page in its pane, the whole body.
+// View is the page in its pane, the whole body; a page taller than the
+// pane scrolls, and its last line says which lines are shown.
 func (h *helpView) View() string {
-	return h.styles.Pane.Width(h.width - 2).Render(h.page(h.width-4, h.height-2))
+	w, ht := h.width-4, h.height-2
+	page := h.page(w, ht)
+	lines := strings.Split(page, "\n")
+	if len(lines) > ht && ht > 1 {
+		room := ht - 1
+		top := min(h.top, len(lines)-room)
+		page = strings.Join(lines[top:top+room], "\n") + "\n" +
+			h.styles.Muted.Render(fmt.Sprintf("lines %d-%d of %d · j/k scroll", top+1, top+room, len(lines)))
+	}
+	return h.styles.Pane.Width(h.width - 2).Render(page)
 }
 
 // hints is the one-line help: what fits of bs, then "? help" and "q
@@ -104,9 +140,18 @@ func (h *helpView) page(w, ht int) string {
 	for _, col := range h.keys.FullHelp() {
 		all = append(all, col...)
 	}
-	var cols []string
-	for start := 0; start < len(all); start += max(ht, 1) {
-		cols = append(cols, h.model.FullHelpView([][]key.Binding{all[start:min(start+max(ht, 1), len(all))]})+"   ")
+	// As few lines as the width allows: columns ht lines high while they
+	// fit, else as many columns as fit side by side, and the page scrolls.
+	var page string
+	for per := max(ht, 1); per <= len(all)+max(ht, 1); per += max(ht, 1) {
+		var cols []string
+		for start := 0; start < len(all); start += per {
+			cols = append(cols, h.model.FullHelpView([][]key.Binding{all[start:min(start+per, len(all))]})+"   ")
+		}
+		page = lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+		if lipgloss.Width(page)-3 <= w || len(cols) == 1 { // the last column's gap may overhang
+			break
+		}
 	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+	return page
 }
