@@ -51,20 +51,8 @@ func (h *helpView) Update(msg tea.Msg) (*helpView, tea.Cmd) {
 	if !ok {
 		return h, nil
 	}
-	room := max(h.height-3, 1)
-	switch {
-	case key.Matches(km, h.keys.Up):
-		h.top--
-	case key.Matches(km, h.keys.Down):
-		h.top++
-	case key.Matches(km, h.keys.PageUp):
-		h.top -= room
-	case key.Matches(km, h.keys.PageDown):
-		h.top += room
-	case key.Matches(km, h.keys.Top):
-		h.top = 0
-	case key.Matches(km, h.keys.Bottom):
-		h.top = 1 << 30
+	if to, ok := h.keys.move(km, h.top, max(h.height-3, 1), 1<<30); ok {
+		h.top = to
 	}
 	h.top = max(h.top, 0) // View caps it at the page's end
 	return h, nil

@@ -115,3 +115,23 @@ func (k *KeyMap) SetReadOnly(ro bool) {
 func (k KeyMap) matchesDecision(msg tea.KeyMsg) bool {
 	return key.Matches(msg, k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review)
 }
+
+// move is where a movement key takes a position: one up or down, a page
+// of page lines, the top, or last; ok is false for any other key.
+func (k KeyMap) move(msg tea.KeyMsg, pos, page, last int) (to int, ok bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		return pos - 1, true
+	case key.Matches(msg, k.Down):
+		return pos + 1, true
+	case key.Matches(msg, k.PageUp):
+		return pos - page, true
+	case key.Matches(msg, k.PageDown):
+		return pos + page, true
+	case key.Matches(msg, k.Top):
+		return 0, true
+	case key.Matches(msg, k.Bottom):
+		return last, true
+	}
+	return pos, false
+}

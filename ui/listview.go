@@ -300,19 +300,10 @@ func (l *listView) Update(msg tea.Msg) (*listView, tea.Cmd) {
 		return l, l.jumpKey(km)
 	}
 	var cmd tea.Cmd
+	to, moved := l.keys.move(km, l.cursor, l.rows(), len(l.items)-1)
 	switch {
-	case key.Matches(km, l.keys.Up):
-		l.cursor--
-	case key.Matches(km, l.keys.Down):
-		l.cursor++
-	case key.Matches(km, l.keys.PageUp):
-		l.cursor -= l.rows()
-	case key.Matches(km, l.keys.PageDown):
-		l.cursor += l.rows()
-	case key.Matches(km, l.keys.Top):
-		l.cursor = 0
-	case key.Matches(km, l.keys.Bottom):
-		l.cursor = len(l.items) - 1
+	case moved:
+		l.cursor = to
 	case key.Matches(km, l.keys.Select) && l.id == viewPending:
 		if it, ok := l.current(); ok {
 			if l.selected[it.Key] {
