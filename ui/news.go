@@ -84,6 +84,9 @@ func (m *Model) ring(next ledger.Counts) tea.Cmd {
 	}
 }
 
+// viewState is the state of every action a view lists, where it has one.
+var viewState = map[viewID]ledger.State{viewPending: ledger.StatePending, viewUncertain: ledger.StateUncertain}
+
 // cursorLeft says that the row the cursor was on left the view (nil:
 // it did not), and where the cursor is now, instead of moving it
 // silently: filtered out, or, looked up in a command, what the key is
@@ -100,6 +103,9 @@ func (m *Model) cursorLeft(lost *item, why string) tea.Cmd {
 	if why == "filtered out" {
 		return notice(sevInfo, fmt.Sprintf("%s is filtered out of %s (esc clears the filter); %s", key, title, now))
 	}
+	if lost.Conflict != nil || lost.Fenced != nil {
+		return notice(sevInfo, fmt.Sprintf("%s left %s: reviewed, or archived; %s", key, title, now))
+	}
 	s, ctx, k, view := m.store, m.opt.Context, lost.Key, m.active
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -113,8 +119,10 @@ func (m *Model) cursorLeft(lost *item, why string) tea.Cmd {
 			what = "left the view (" + why + ")"
 		case d.Decision != nil && d.State != ledger.StatePending:
 			what = fmt.Sprintf("now %s (%s by %s)", d.State, d.Decision.Decision, safetext.Escape(d.Decision.Operator))
-		case view == viewAll:
-			what = "left the loaded rows"
+		case view == viewAll || d.State == viewState[view]:
+			// Still in the view, further down than the rows reloaded
+			// (a new order, many rows added above it).
+			return noticeMsg{sevInfo, fmt.Sprintf("%s is past the rows loaded in this order (' or / finds it); %s", key, now)}
 		default:
 			what = "now " + string(d.State)
 		}
