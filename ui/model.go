@@ -260,55 +260,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tickMsg:
-		cmds := []tea.Cmd{m.tick()}
-		switch {
-		case m.inflight:
-		case m.deadlinePassed():
-			// A state that changes because time passes (an approval
-			// expiring, a lease running out) changes no file: re-read.
-			m.inflight = true
-			cmds = append(cmds, m.snapshot())
-		default:
-			m.inflight = true
-			cmds = append(cmds, m.check())
-		}
-		return m, tea.Batch(cmds...)
+		return m, m.onTick(msg)
 	case checkedMsg:
-		if msg.err != nil {
-			m.inflight = false
-			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
-			return m, nil
-		}
-		if !msg.changed {
-			// Nothing written: what is shown is current as of now, and the
-			// status bar's time says the console is live.
-			m.inflight, m.refresh = false, m.opt.Now()
-			return m, nil
-		}
-		return m, m.snapshot()
+		return m, m.onChecked(msg)
 	case snapshotMsg:
-		m.inflight = false
-		if msg.err != nil {
-			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
-			return m, nil
-		}
-		bell := m.ring(msg.counts)
-		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
-		gone := m.leftPending(msg.pending)
-		why := m.whyGone(gone)
-		if msg.query != m.query() {
-			return m, tea.Batch(m.snapshot(), why, bell)
-		}
-		lost, reason := m.list().setItems(msg.items, msg.more)
-		if m.dialog != nil {
-			for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
-				m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
-			}
-		}
-		if lost != nil && slices.Contains(gone, lost.Key) {
-			lost = nil // announced with who decided it, as in every view
-		}
-		return m, tea.Batch(m.loadDetail(), why, bell, m.cursorLeft(lost, reason))
+		return m, m.onSnapshot(msg)
 	case noticeMsg:
 		m.say(msg.sev, msg.text)
 		return m, nil
@@ -325,57 +281,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case detailMsg:
-		if msg.full {
-			if m.full != nil {
-				m.full, _ = m.full.Update(msg)
-			}
-			return m, nil
-		}
-		if msg.view == m.active {
-			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
-				m.say(sevInfo, changed)
-				// A decision (not a vote short of its quorum) is told once.
-				m.told[msg.key] = msg.detail.State != ledger.StatePending
-			}
-		}
-		return m, nil
+		return m, m.onDetail(msg)
 	case dialogDoneMsg:
-		m.dialog = nil
-		if !msg.confirmed {
-			msg := "cancelled"
-			if n := m.list().selectedCount(); n > 0 {
-				msg = fmt.Sprintf("cancelled; %d still selected (* clears)", n)
-			}
-			m.say(sevInfo, msg)
-			return m, nil
-		}
-		if m.deciding != nil {
-			m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
-			return m, nil
-		}
-		if m.ident.problem != "" {
-			m.say(sevError, "not recorded: "+m.ident.problem)
-			return m, nil
-		}
-		// The keys are this console's from now on: a refresh that sees
-		// them leave Pending before the answers arrive must not report the
-		// console's own decision as someone else's.
-		keys := make([]string, len(msg.targets))
-		for i, t := range msg.targets {
-			m.acted[t.Key] = true
-			keys[i] = t.Key
-		}
-		// Signing runs in the command; a hardware key may wait for its
-		// touch, another writer may hold the ledger: the console stays
-		// live and says what it waits for.
-		signer := ""
-		if m.sign.Signed {
-			signer = m.sign.Operator
-		}
-		actx, cancel := context.WithCancel(m.opt.Context)
-		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
-		m.deciding.SetSize(m.width, 1)
-		return m, tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
+		return m, m.onDialogDone(msg)
 	case actionMsg:
 		if m.deciding != nil {
 			msg.stopped = m.deciding.stopped
@@ -386,43 +294,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case authorityTickMsg:
 		return m, once(&m.authBusy, readAuthority(m.opt.Context, m.store, m.opt.Operator))
 	case authorityMsg:
-		m.authBusy = false
-		if msg.err != nil {
-			// Fail closed: a console that cannot read who may decide does
-			// not keep calling votes done on what it read before.
-			failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
-			if failed.err != m.auth.err {
-				m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
-			}
-			m.auth = failed
-			m.detail.setAuthority(m.auth)
-			return m, authorityTick()
-		}
-		next := newAuthority(msg)
-		changed := m.auth.changes(next)
-		m.auth, m.sign = next, msg.sign
-		m.detail.setAuthority(next)
-		if m.full != nil {
-			m.full.setAuthority(next)
-		}
-		if len(changed) == 0 {
-			return m, authorityTick()
-		}
-		m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
-		return m, tea.Batch(authorityTick(), m.loadDetail())
+		return m, m.onAuthority(msg)
 	case identityTickMsg:
 		return m, once(&m.identBusy, readIdentity(m.opt.Context, m.store, m.ident.file))
 	case identityMsg:
-		m.identBusy = false
-		if m.ident.observe(msg) {
-			if m.ident.problem != "" {
-				m.say(sevError, m.ident.problem)
-			} else {
-				m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
-			}
-			m.layout()
-		}
-		return m, identityTick()
+		return m, m.onIdentity(msg)
 	case spinner.TickMsg, holderTickMsg, holderMsg:
 		if m.deciding == nil {
 			return m, nil // the decision landed: the spinner stops
@@ -438,23 +314,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.log.add(m.opt.Now(), sevError, msg.unconfirmed)
 		return m, tea.Quit
 	case decidedMsg:
-		// One line in any view, every one in the log, each once.
-		var said []string
-		for _, d := range msg {
-			if !m.told[d.key] {
-				m.told[d.key] = true
-				said = append(said, d.text)
-				m.log.add(m.opt.Now(), sevInfo, d.text)
-			}
-		}
-		if len(said) > 0 {
-			line := said[0]
-			if len(said) > 1 {
-				line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
-			}
-			m.notice, m.lastErr = line, ""
-		}
-		return m, nil
+		return m, m.onDecided(msg)
 	case unlockedMsg:
 		if m.unlock == nil {
 			return m, nil
@@ -466,18 +326,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case unlockDoneMsg:
-		m.unlock = nil
-		after := m.after
-		m.after = nil
-		if msg.skipped {
-			m.say(sevInfo, "operator key still locked: a decision asks for its passphrase first")
-			return m, nil
-		}
-		m.say(sevInfo, "operator key unlocked")
-		if after != nil {
-			return m, m.openDecision(*after)
-		}
-		return m, nil
+		return m, m.onUnlockDone(msg)
 	case digestsMsg:
 		if m.dialog != nil {
 			m.dialog.setDigests(msg)
@@ -497,6 +346,202 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// onTick handles a refresh tick: check the ledger for writes, or re-read it when a deadline passed.
+func (m *Model) onTick(msg tickMsg) tea.Cmd {
+	cmds := []tea.Cmd{m.tick()}
+	switch {
+	case m.inflight:
+	case m.deadlinePassed():
+		// A state that changes because time passes (an approval
+		// expiring, a lease running out) changes no file: re-read.
+		m.inflight = true
+		cmds = append(cmds, m.snapshot())
+	default:
+		m.inflight = true
+		cmds = append(cmds, m.check())
+	}
+	return tea.Batch(cmds...)
+}
+
+// onChecked handles the answer to a check for writes.
+func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.inflight = false
+		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		return nil
+	}
+	if !msg.changed {
+		// Nothing written: what is shown is current as of now, and the
+		// status bar's time says the console is live.
+		m.inflight, m.refresh = false, m.opt.Now()
+		return nil
+	}
+	return m.snapshot()
+}
+
+// onSnapshot handles a reload of the counts and the active list.
+func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
+	m.inflight = false
+	if msg.err != nil {
+		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		return nil
+	}
+	bell := m.ring(msg.counts)
+	m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+	gone := m.leftPending(msg.pending)
+	why := m.whyGone(gone)
+	if msg.query != m.query() {
+		return tea.Batch(m.snapshot(), why, bell)
+	}
+	lost, reason := m.list().setItems(msg.items, msg.more)
+	if m.dialog != nil {
+		for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
+			m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
+		}
+	}
+	if lost != nil && slices.Contains(gone, lost.Key) {
+		lost = nil // announced with who decided it, as in every view
+	}
+	return tea.Batch(m.loadDetail(), why, bell, m.cursorLeft(lost, reason))
+}
+
+// onDetail handles a row's detail, for the pane or the full view.
+func (m *Model) onDetail(msg detailMsg) tea.Cmd {
+	if msg.full {
+		if m.full != nil {
+			m.full, _ = m.full.Update(msg)
+		}
+		return nil
+	}
+	if msg.view == m.active {
+		if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
+			m.say(sevInfo, changed)
+			// A decision (not a vote short of its quorum) is told once.
+			m.told[msg.key] = msg.detail.State != ledger.StatePending
+		}
+	}
+	return nil
+}
+
+// onDialogDone handles a dialog closed: a confirmed decision starts in a command.
+func (m *Model) onDialogDone(msg dialogDoneMsg) tea.Cmd {
+	m.dialog = nil
+	if !msg.confirmed {
+		msg := "cancelled"
+		if n := m.list().selectedCount(); n > 0 {
+			msg = fmt.Sprintf("cancelled; %d still selected (* clears)", n)
+		}
+		m.say(sevInfo, msg)
+		return nil
+	}
+	if m.deciding != nil {
+		m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
+		return nil
+	}
+	if m.ident.problem != "" {
+		m.say(sevError, "not recorded: "+m.ident.problem)
+		return nil
+	}
+	// The keys are this console's from now on: a refresh that sees
+	// them leave Pending before the answers arrive must not report the
+	// console's own decision as someone else's.
+	keys := make([]string, len(msg.targets))
+	for i, t := range msg.targets {
+		m.acted[t.Key] = true
+		keys[i] = t.Key
+	}
+	// Signing runs in the command; a hardware key may wait for its
+	// touch, another writer may hold the ledger: the console stays
+	// live and says what it waits for.
+	signer := ""
+	if m.sign.Signed {
+		signer = m.sign.Operator
+	}
+	actx, cancel := context.WithCancel(m.opt.Context)
+	m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
+	m.deciding.SetSize(m.width, 1)
+	return tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
+}
+
+// onAuthority handles who may decide, re-read.
+func (m *Model) onAuthority(msg authorityMsg) tea.Cmd {
+	m.authBusy = false
+	if msg.err != nil {
+		// Fail closed: a console that cannot read who may decide does
+		// not keep calling votes done on what it read before.
+		failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
+		if failed.err != m.auth.err {
+			m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
+		}
+		m.auth = failed
+		m.detail.setAuthority(m.auth)
+		return authorityTick()
+	}
+	next := newAuthority(msg)
+	changed := m.auth.changes(next)
+	m.auth, m.sign = next, msg.sign
+	m.detail.setAuthority(next)
+	if m.full != nil {
+		m.full.setAuthority(next)
+	}
+	if len(changed) == 0 {
+		return authorityTick()
+	}
+	m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
+	return tea.Batch(authorityTick(), m.loadDetail())
+}
+
+// onIdentity handles the ledger file's identity, re-checked.
+func (m *Model) onIdentity(msg identityMsg) tea.Cmd {
+	m.identBusy = false
+	if m.ident.observe(msg) {
+		if m.ident.problem != "" {
+			m.say(sevError, m.ident.problem)
+		} else {
+			m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
+		}
+		m.layout()
+	}
+	return identityTick()
+}
+
+// onDecided handles keys decided elsewhere, said once each.
+func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
+	// One line in any view, every one in the log, each once.
+	var said []string
+	for _, d := range msg {
+		if !m.told[d.key] {
+			m.told[d.key] = true
+			said = append(said, d.text)
+			m.log.add(m.opt.Now(), sevInfo, d.text)
+		}
+	}
+	if len(said) > 0 {
+		line := said[0]
+		if len(said) > 1 {
+			line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
+		}
+		m.notice, m.lastErr = line, ""
+	}
+	return nil
+}
+
+// onUnlockDone handles the passphrase prompt closed.
+func (m *Model) onUnlockDone(msg unlockDoneMsg) tea.Cmd {
+	m.unlock = nil
+	after := m.after
+	m.after = nil
+	if msg.skipped {
+		m.say(sevInfo, "operator key still locked: a decision asks for its passphrase first")
+		return nil
+	}
+	m.say(sevInfo, "operator key unlocked")
+	if after != nil {
+		return m.openDecision(*after)
+	}
+	return nil
 }
 
 // once starts read unless one is still out (busy), for the reads
