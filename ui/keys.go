@@ -38,6 +38,12 @@ type KeyMap struct {
 	// StopWaiting stops waiting for a decision in flight (the ledger
 	// locked by another writer, a key waiting for its touch).
 	StopWaiting key.Binding
+	// ForceQuit (ctrl+c) quits from any input or dialog too.
+	ForceQuit key.Binding
+	// TabKey and ShiftTab switch views even while the detail pane has
+	// the keys, where h and l (the other keys of NextTab and PrevTab)
+	// are its own.
+	TabKey, ShiftTab key.Binding
 	// pages, ends, match, sort and copy name two bindings each on the
 	// help page, which must fit 60x20; no key is matched against them.
 	pages, ends, match, sort, copy key.Binding
@@ -80,6 +86,9 @@ func DefaultKeyMap() KeyMap {
 		CopyDigest:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy digest")),
 		Full:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "full key & fields")),
 		StopWaiting: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop waiting")),
+		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		TabKey:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
+		ShiftTab:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
 		pages:       key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/dn", "page up/down")),
 		ends:        key.NewBinding(key.WithKeys("g", "G"), key.WithHelp("g/G", "top/bottom")),
 		match:       key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/prev match")),

@@ -599,7 +599,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		// A decision in flight holds q (and ctrl+c, from any input too)
 		// until it lands, and takes esc to stop waiting.
 		typing := m.typing()
-		quit := msg.Type == tea.KeyCtrlC || !typing && key.Matches(msg, m.keys.Quit)
+		quit := key.Matches(msg, m.keys.ForceQuit) || !typing && key.Matches(msg, m.keys.Quit)
 		stop := !typing && !m.showLog && !m.showHelp && key.Matches(msg, m.keys.StopWaiting)
 		if quit || stop {
 			var cmd tea.Cmd
@@ -612,7 +612,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	switch {
-	case msg.Type == tea.KeyCtrlC:
+	case key.Matches(msg, m.keys.ForceQuit):
 		return tea.Quit // from any dialog or input too
 	case m.unlock != nil:
 		m.unlock, cmd = m.unlock.Update(msg)
@@ -682,9 +682,9 @@ func (m *Model) consoleKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 		}
 	case key.Matches(msg, k.Filter):
 		return m.filter.Open(), true
-	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.Focused()):
+	case key.Matches(msg, k.TabKey) || key.Matches(msg, k.NextTab) && !m.detail.Focused():
 		return m.switchView((m.active + 1) % viewCount), true
-	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.Focused()):
+	case key.Matches(msg, k.ShiftTab) || key.Matches(msg, k.PrevTab) && !m.detail.Focused():
 		return m.switchView((m.active + viewCount - 1) % viewCount), true
 	case key.Matches(msg, k.Focus):
 		m.detail.SetFocus(!m.detail.Focused())
