@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,24 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	if kind != dlgApprove && kind != dlgReject {
 		rows = rows[:1] // reconcile and review act on the row under the cursor
 	}
+	if kind == dlgApprove {
+		var left []string
+		rows = slices.DeleteFunc(rows, func(it item) bool {
+			if m.list().stale(it) {
+				left = append(left, safetext.Escape(it.Key))
+				return true
+			}
+			return false
+		})
+		if len(left) > 0 {
+			text := strings.Join(left, ", ") + " " + staleWhy
+			if len(rows) == 0 {
+				m.say(sevError, text)
+				return nil
+			}
+			m.say(sevInfo, "left out of the approval: "+text)
+		}
+	}
 	var targets []target
 	for _, it := range rows {
 		want := wantState(kind)
@@ -75,6 +94,9 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	m.layout()
 	return tea.Batch(m.digests(targets), m.dialog.Init())
 }
+
+// staleWhy is why a stale-epoch key is not approved.
+const staleWhy = "is under a stale epoch (not the active one): the ledger never approves it (it is listed under Fenced too); r rejects it"
 
 // digests fills in the digests of targets not yet loaded, so that the
 // dialog always shows what is being decided.

@@ -193,3 +193,41 @@ func TestHelpScrollsAtFortyByTwelve(t *testing.T) {
 		t.Fatal("a key for the help page moved the views")
 	}
 }
+
+// TestStaleEpochPendingMarked: a key pending under an epoch no longer
+// active (listed under Fenced as the epoch changed) stays in Pending,
+// where a rejection still applies, but is marked there and in the
+// detail pane, and a is refused for it (left out of a batch) instead of
+// opening a dialog whose approval the ledger would fence.
+func TestStaleEpochPendingMarked(t *testing.T) {
+	f := viewFixture(t)
+	m := f.model(120, 40, io.Discard)
+	if cursorKey(m) != "refund:pre-epoch" {
+		t.Fatalf("the cursor is on %s", cursorKey(m))
+	}
+	v := m.View()
+	if !strings.Contains(v, "pending ⊘") || !strings.Contains(v, "never approved (also under Fenced); r rejects it") {
+		t.Fatalf("the stale key is not marked:\n%s", v)
+	}
+	if strings.Count(v, "⊘") != 1 {
+		t.Fatalf("a key of the active epoch is marked too:\n%s", v)
+	}
+	step(m, press("a"))
+	if m.dialog != nil || !strings.Contains(m.lastErr, "refund:pre-epoch is under a stale epoch") {
+		t.Fatalf("a on a stale key: dialog %v, said %q", m.dialog != nil, m.lastErr)
+	}
+	step(m, press("*"))
+	step(m, press("a"))
+	if m.dialog == nil || !strings.Contains(m.notice, "left out of the approval: refund:pre-epoch") {
+		t.Fatalf("a batch with a stale key: dialog %v, said %q", m.dialog != nil, m.notice)
+	}
+	if v := m.View(); strings.Contains(v, "• refund:pre-epoch") || !strings.Contains(v, "Approve 3 actions?") {
+		t.Fatalf("the batch dialog:\n%s", v)
+	}
+	step(m, press("esc"))
+	step(m, press("*")) // clears
+	step(m, press("r"))
+	if m.dialog == nil {
+		t.Fatalf("r on a stale key opened no dialog: %q", m.lastErr)
+	}
+}

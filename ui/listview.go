@@ -47,7 +47,29 @@ type listView struct {
 	// is gone; wantWhy says why it would be.
 	want    *item
 	wantWhy string
+	// active is the ledger's active epoch, once a load has read it.
+	active *string
 }
+
+// setActiveEpoch tells the list the ledger's active epoch, so that it
+// marks the pending keys of another (stale: they can only be rejected).
+func (l *listView) setActiveEpoch(e string) { l.active = &e }
+
+// stale reports whether it is a pending key under another epoch than
+// the active one: the ledger refuses to approve it (and lists it under
+// Fenced too); it can only be rejected or left to expire.
+func (l *listView) stale(it item) bool {
+	return staleEpoch(it.State, it.Epoch, l.active)
+}
+
+// staleEpoch is stale for a state, a key's epoch and the active epoch
+// (nil: not read yet, nothing is called stale).
+func staleEpoch(state ledger.State, epoch string, active *string) bool {
+	return active != nil && state == ledger.StatePending && epoch != *active
+}
+
+// staleMark follows "pending" in the state column of a stale key.
+const staleMark = " ⊘"
 
 // noticeMsg is a line for the message line (and the log) from a
 // component, which never writes the root's state.
@@ -530,7 +552,11 @@ func (l *listView) View() string {
 		} else if left := it.Deadline.Sub(now); i != l.cursor && !it.Deadline.IsZero() && left > 0 && left <= 10*time.Minute {
 			when = st.Soon.Render(when) // due within ten minutes
 		}
-		state := pad(string(it.State), stateW)
+		st8 := string(it.State)
+		if l.stale(it) {
+			st8 += staleMark // can only be rejected; the detail pane says why
+		}
+		state := pad(st8, stateW)
 		if i != l.cursor {
 			state = st.StateStyle(it.State).Render(state) // the word is always there; colour adds to it
 		}

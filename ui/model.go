@@ -390,6 +390,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	}
 	bell := m.ring(msg.counts)
 	m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+	for _, v := range m.views {
+		v.setActiveEpoch(msg.epoch)
+	}
+	m.detail.setActiveEpoch(msg.epoch)
 	gone := m.leftPending(msg.pending)
 	why := m.whyGone(gone)
 	if msg.query != m.query() {
