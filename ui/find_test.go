@@ -231,3 +231,32 @@ func TestStaleEpochPendingMarked(t *testing.T) {
 		t.Fatalf("r on a stale key opened no dialog: %q", m.lastErr)
 	}
 }
+
+// TestFindAndSortInARunningConsole is the same keys through a real
+// program (teatest): s and S mark the header, ' jumps as typed and n
+// says which match it is; the status bar's clock is labelled.
+func TestFindAndSortInARunningConsole(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range []string{"refund:a-1", "refund:b-1", "refund:a-2"} {
+		f.guard(k, "refund", "body of "+k, "bot")
+		f.clock.Add(time.Second)
+	}
+	tm := f.console(100, 30, false, "alice")
+	waitFor(t, tm, "· updated 09:30:00Z")
+	waitFor(t, tm, "due ▲")
+	tm.Send(press("s"))
+	waitFor(t, tm, "key (newest first)")
+	tm.Send(press("s"))
+	waitFor(t, tm, "key ▲")
+	tm.Send(press("S"))
+	waitFor(t, tm, "key ▼")
+	tm.Send(press("'"))
+	tm.Type("refund:a-")
+	waitFor(t, tm, "body of refund:a-2") // key ▼: a-2 is the first a- row
+	tm.Send(press("enter"))
+	waitFor(t, tm, `jumped to 1 of 2 for "refund:a-"`)
+	tm.Send(press("n"))
+	waitFor(t, tm, "body of refund:a-1")
+	waitFor(t, tm, `match 2 of 2 for "refund:a-"`)
+	final(t, tm)
+}
