@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,4 +261,32 @@ func TestFindAndSortInARunningConsole(t *testing.T) {
 	waitFor(t, tm, "body of refund:a-1")
 	waitFor(t, tm, `match 2 of 2 for "refund:a-"`)
 	final(t, tm)
+}
+
+// TestLocalSortPagesOn: sorted by a column the ledger does not page by
+// (key), the next page continues the ledger's own order, so every row
+// arrives once and the loaded rows stay sorted by key.
+func TestLocalSortPagesOn(t *testing.T) {
+	f := newFixture(t)
+	const n = 4*pageSize + 50 // past what the reloads after s load (each a page more)
+	for i := 0; i < n; i++ {
+		// Keys in an order unlike their age.
+		f.guard(fmt.Sprintf("k:%03d", (i*37)%n), "refund", "x", "bot")
+	}
+	m := f.model(80, 24, io.Discard)
+	step(m, press("s")) // age
+	step(m, press("s")) // key ▲
+	for i := 0; i < 5 && len(m.list().items) < n; i++ {
+		step(m, press("G"))
+	}
+	keys := listedKeys(m)
+	if len(keys) != n {
+		t.Fatalf("loaded %d rows of %d", len(keys), n)
+	}
+	if !slices.IsSorted(keys) {
+		t.Fatalf("not sorted by key: %v", keys[:10])
+	}
+	if len(slices.Compact(slices.Clone(keys))) != n {
+		t.Fatal("a row listed twice")
+	}
 }

@@ -257,12 +257,21 @@ func (l *listView) clamp() {
 // rows is how many item lines fit under the header.
 func (l *listView) rows() int { return max(l.height-1, 1) }
 
-// last is the last loaded row, the cursor for the next page.
+// last is the last loaded row in the ledger's order, the cursor for the
+// next page: the last row shown, or, when the rows are sorted here, the
+// oldest (the ledger lists them newest first).
 func (l *listView) last() *item {
 	if len(l.items) == 0 {
 		return nil
 	}
 	it := l.items[len(l.items)-1]
+	if l.local() {
+		for _, x := range l.items {
+			if x.ID < it.ID {
+				it = x
+			}
+		}
+	}
 	return &it
 }
 
