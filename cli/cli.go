@@ -144,7 +144,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if name != "" {
 			prefix += " " + name
 		}
-		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, safetext.Escape(err.Error()))
+		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, errorText(err))
 		code, obj := refusal(err)
 		if jsonMode {
 			writeJSON(env.Stdout, obj)

@@ -12,8 +12,10 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/ssh"
@@ -53,6 +55,12 @@ func Run(ctx context.Context, opt Options) (err error) {
 				err = rerr
 			}
 		}()
+		// A closed terminal (SIGHUP) or a kill (SIGTERM) ends the demo
+		// like a quit, so the folder above is removed: without this the
+		// process would die where it stands and leave it behind.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, hangups...)
+		defer stop()
 	}
 	if opt.Speed == 0 {
 		opt.Speed = 1
@@ -103,6 +111,9 @@ func Run(ctx context.Context, opt Options) (err error) {
 	}
 	return err
 }
+
+// hangups are the signals that end a demo on its scratch folder cleanly.
+var hangups = []os.Signal{os.Interrupt, syscall.SIGHUP, syscall.SIGTERM}
 
 // Seed sets the demo's policy rules and activates an epoch, returning it.
 func Seed(ctx context.Context, s Ledger, operator string, key ssh.Signer) (string, error) {

@@ -1,6 +1,11 @@
 package demo
 
 import (
+	"bytes"
+	"os/exec"
+	"runtime"
+	"syscall"
+
 	"context"
 	"io"
 	"os"
@@ -94,5 +99,68 @@ func TestDemoRemovesItsScratchFolder(t *testing.T) {
 	left, err := os.ReadDir(tmp)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("the demo left %v behind (%v)", left, err)
+	}
+}
+
+// demoChild is the environment variable that makes TestDemoChild run the
+// demo in this test binary, as a separate process for the signal tests.
+const demoChild = "TOLLGATE_TEST_DEMO_CHILD"
+
+// TestDemoChild is not a test on its own: TestDemoRemovesItsFolderOnSignal
+// runs it in a child process, which it then signals.
+func TestDemoChild(t *testing.T) {
+	if os.Getenv(demoChild) == "" {
+		t.Skip("run by TestDemoRemovesItsFolderOnSignal")
+	}
+	if err := Run(context.Background(), Options{Operator: "alice", Headless: time.Minute, Speed: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDemoRemovesItsFolderOnSignal: a demo process whose terminal closes
+// (SIGHUP) or that is killed politely (SIGTERM) removes its scratch
+// folder before it exits, as it does on a quit.
+func TestDemoRemovesItsFolderOnSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGHUP")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDemoChild$")
+			cmd.Env = append(os.Environ(), demoChild+"=1", "TMPDIR="+tmp)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			// Wait until the demo's ledger is in its folder.
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				if m, _ := filepath.Glob(filepath.Join(tmp, "tollgate-demo-*", "ledger.db")); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("the demo never created its ledger:\n%s", out.String())
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond) // the agents are running
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("the demo did not exit on %v:\n%s", sig, out.String())
+			}
+			if left, err := os.ReadDir(tmp); err != nil || len(left) != 0 {
+				t.Fatalf("after %v the demo left %v behind (%v):\n%s", sig, left, err, out.String())
+			}
+		})
 	}
 }

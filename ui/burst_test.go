@@ -33,7 +33,7 @@ func TestKeyBurstsHandleEveryRune(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("b-5q"), Paste: true})
 	waitFor(t, tm, "filter: b-5q · 0 shown")
 	m := finalModel(t, tm)
-	if m.filter != "b-5q" {
-		t.Fatalf("filter = %q", m.filter)
+	if m.filter.Value() != "b-5q" {
+		t.Fatalf("filter = %q", m.filter.Value())
 	}
 }

@@ -23,4 +23,5 @@ var (
 	_ component[*listView]   = (*listView)(nil)
 	_ component[*detailView] = (*detailView)(nil)
 	_ component[*dialog]     = (*dialog)(nil)
+	_ component[*unlockView] = (*unlockView)(nil)
 )

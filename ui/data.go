@@ -28,10 +28,14 @@ type item struct {
 	ID      int64
 	Key     string
 	Logical string // shown in lists; the epoch is in the detail pane
-	State   ledger.State
-	Kind    string
-	Agent   string
-	Note    string // conflicts and fenced calls: differing fields, reason
+	// Epoch is the epoch the action's key was admitted under ("" for a
+	// plain key): a pending key under another than the active one can
+	// never be approved.
+	Epoch string
+	State ledger.State
+	Kind  string
+	Agent string
+	Note  string // conflicts and fenced calls: differing fields, reason
 	// Deadline is a pending request's expiry or a permit's lease end; At
 	// is when a conflict or fenced call was logged.
 	Deadline time.Time
@@ -154,7 +158,7 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 			return nil, false, err
 		}
 		for _, r := range rows {
-			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
+			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, Epoch: r.Epoch, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
 			if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
 				it.Deadline = r.Deadline
 			}

@@ -38,6 +38,8 @@ type detailView struct {
 	// auth is who may decide now: a vote it does not honour is marked,
 	// and not counted toward the quorum.
 	auth authority
+	// active is the ledger's active epoch, once read.
+	active *string
 	// full shows the whole key and every field, all of it scrolling (the
 	// full-key view); the pane shows the logical key under a fixed head.
 	full bool
@@ -51,6 +53,15 @@ func newDetailView(st *Styles, km *KeyMap) *detailView {
 func (d *detailView) setAuthority(a authority) {
 	d.auth = a
 	d.render()
+}
+
+// setActiveEpoch tells the pane the ledger's active epoch, so that it
+// says when a pending key's epoch is stale.
+func (d *detailView) setActiveEpoch(e string) {
+	if d.active == nil || *d.active != e {
+		d.active = &e
+		d.render()
+	}
 }
 
 // Focused reports whether the pane has the keys (to scroll).
@@ -256,6 +267,13 @@ func (d *detailView) content() (string, int) {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
 	d.field(&b, "state", state)
+	if staleEpoch(dt.State, dt.Epoch, d.active) {
+		act := *d.active
+		if act == "" {
+			act = "none"
+		}
+		d.field(&b, "stale", "epoch "+orDash(safetext.Escape(dt.Epoch))+", active "+act+": never approved (also under Fenced); r rejects it")
+	}
 	if r := dt.Rule; r != nil && (r.Condition != "" || r.Error != "") {
 		d.field(&b, "rule", ruleLine(r))
 	}

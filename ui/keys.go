@@ -22,8 +22,13 @@ type KeyMap struct {
 	Log key.Binding
 	// SelectAll selects every loaded pending row, or clears the selection.
 	SelectAll key.Binding
-	// Sort cycles the view's order (Pending: soonest deadline first).
-	Sort key.Binding
+	// Sort moves the order to the view's next column (Pending starts
+	// with the soonest deadline); SortDir reverses its direction.
+	Sort, SortDir key.Binding
+	// Jump opens the prompt that moves the cursor to a key as it is
+	// typed; NextMatch and PrevMatch step through its matches (or, with
+	// none, through the filter's).
+	Jump, NextMatch, PrevMatch key.Binding
 	// CopyKey and CopyDigest put the selected row's full key or payload
 	// digest on the clipboard with OSC 52, which works over SSH.
 	CopyKey, CopyDigest key.Binding
@@ -33,6 +38,15 @@ type KeyMap struct {
 	// StopWaiting stops waiting for a decision in flight (the ledger
 	// locked by another writer, a key waiting for its touch).
 	StopWaiting key.Binding
+	// ForceQuit (ctrl+c) quits from any input or dialog too.
+	ForceQuit key.Binding
+	// TabKey and ShiftTab switch views even while the detail pane has
+	// the keys, where h and l (the other keys of NextTab and PrevTab)
+	// are its own.
+	TabKey, ShiftTab key.Binding
+	// pages, ends, match, sort and copy name two bindings each on the
+	// help page, which must fit 60x20; no key is matched against them.
+	pages, ends, match, sort, copy key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings: vim and arrow keys move.
@@ -63,11 +77,23 @@ func DefaultKeyMap() KeyMap {
 		Views:       key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "jump to view")),
 		Log:         key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "message log")),
 		SelectAll:   key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "select all / none")),
-		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "cycle sort")),
+		Sort:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort: next column")),
+		SortDir:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "sort: reverse")),
+		Jump:        key.NewBinding(key.WithKeys("'"), key.WithHelp("'", "jump to key")),
+		NextMatch:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+		PrevMatch:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		CopyKey:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy key")),
 		CopyDigest:  key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy digest")),
 		Full:        key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "full key & fields")),
 		StopWaiting: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop waiting")),
+		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		TabKey:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
+		ShiftTab:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
+		pages:       key.NewBinding(key.WithKeys("pgup", "pgdown"), key.WithHelp("pgup/dn", "page up/down")),
+		ends:        key.NewBinding(key.WithKeys("g", "G"), key.WithHelp("g/G", "top/bottom")),
+		match:       key.NewBinding(key.WithKeys("n", "N"), key.WithHelp("n/N", "next/prev match")),
+		sort:        key.NewBinding(key.WithKeys("s", "S"), key.WithHelp("s/S", "sort column/reverse")),
+		copy:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y/Y", "copy key/digest")),
 	}
 }
 
@@ -79,9 +105,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help page shown by ?.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Filter, k.Sort, k.Log, k.Help, k.Quit},
-		{k.Full, k.CopyKey, k.CopyDigest, k.StopWaiting},
+		{k.Up, k.Down, k.pages, k.ends},
+		{k.NextTab, k.PrevTab, k.Views, k.Focus, k.Full, k.Log, k.Help, k.Quit},
+		{k.Filter, k.Jump, k.match, k.sort, k.copy, k.StopWaiting},
 		{k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review},
 	}
 }
@@ -97,4 +123,24 @@ func (k *KeyMap) SetReadOnly(ro bool) {
 // they are when enabled).
 func (k KeyMap) matchesDecision(msg tea.KeyMsg) bool {
 	return key.Matches(msg, k.Select, k.SelectAll, k.Approve, k.Reject, k.Reconcile, k.Review)
+}
+
+// move is where a movement key takes a position: one up or down, a page
+// of page lines, the top, or last; ok is false for any other key.
+func (k KeyMap) move(msg tea.KeyMsg, pos, page, last int) (to int, ok bool) {
+	switch {
+	case key.Matches(msg, k.Up):
+		return pos - 1, true
+	case key.Matches(msg, k.Down):
+		return pos + 1, true
+	case key.Matches(msg, k.PageUp):
+		return pos - page, true
+	case key.Matches(msg, k.PageDown):
+		return pos + page, true
+	case key.Matches(msg, k.Top):
+		return 0, true
+	case key.Matches(msg, k.Bottom):
+		return last, true
+	}
+	return pos, false
 }

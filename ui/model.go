@@ -13,18 +13,12 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	osc52 "github.com/aymanbagabas/go-osc52/v2"
-
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
@@ -51,6 +45,10 @@ type Options struct {
 	// terminal puts its text on the clipboard, over SSH too); nil means
 	// standard error, the terminal the console runs in.
 	Clipboard io.Writer
+	// Bell receives the terminal bell (BEL) when the number of uncertain
+	// actions rises; nil means no bell. Run rings standard error unless
+	// TOLLGATE_BELL is "off".
+	Bell io.Writer
 	// Locked are the operator's passphrase-protected keys: the console
 	// asks for their passphrase when it starts (and again before a
 	// decision while one is still locked), without echo.
@@ -67,7 +65,8 @@ type Model struct {
 	// roKeys are the decision bindings as enabled, so that a read-only
 	// console can say why a decision key does nothing.
 	roKeys KeyMap
-	help   help.Model
+	// helpv is the help page and the hint line.
+	helpv  *helpView
 	views  [viewCount]*listView
 	active viewID
 	detail *detailView
@@ -78,9 +77,7 @@ type Model struct {
 	// after is the decision to open once the key is unlocked, if one was
 	// asked for while it was locked.
 	after    *dialogKind
-	filterIn textinput.Model
-	filter   string
-	filterOn bool
+	filter   *filterBar
 	showHelp bool
 	log      *msgLog
 	showLog  bool
@@ -139,17 +136,11 @@ func New(opt Options) (*Model, error) {
 	st := NewStyles(opt.Renderer)
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
-	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, help: help.New(),
+	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, helpv: newHelpView(&st, &km), filter: newFilterBar(&km),
 		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}}
-	m.help.Styles.ShortKey, m.help.Styles.FullKey = st.HelpKey, st.HelpKey
-	m.help.Styles.ShortDesc, m.help.Styles.FullDesc = st.HelpDesc, st.HelpDesc
 	for v := viewID(0); v < viewCount; v++ {
 		m.views[v] = newListView(v, &st, &km, opt.Store.Now)
 	}
-	m.filterIn = textinput.New()
-	m.filterIn.Prompt = "/"
-	m.filterIn.Placeholder = "key, agent or kind"
-	m.filterIn.CharLimit = 80
 	m.layout()
 	return m, nil
 }
@@ -214,7 +205,7 @@ func (m *Model) list() *listView { return m.views[m.active] }
 
 // query is what the active list shows.
 func (m *Model) query() query {
-	return query{view: m.active, filter: m.filter, order: m.list().order()}
+	return query{view: m.active, filter: m.filter.Value(), order: m.list().order()}
 }
 
 func (m *Model) snapshot() tea.Cmd {
@@ -269,50 +260,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 		return m, nil
 	case tickMsg:
-		cmds := []tea.Cmd{m.tick()}
-		switch {
-		case m.inflight:
-		case m.deadlinePassed():
-			// A state that changes because time passes (an approval
-			// expiring, a lease running out) changes no file: re-read.
-			m.inflight = true
-			cmds = append(cmds, m.snapshot())
-		default:
-			m.inflight = true
-			cmds = append(cmds, m.check())
-		}
-		return m, tea.Batch(cmds...)
+		return m, m.onTick(msg)
 	case checkedMsg:
-		if msg.err != nil {
-			m.inflight = false
-			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
-			return m, nil
-		}
-		if !msg.changed {
-			// Nothing written: what is shown is current as of now, and the
-			// status bar's time says the console is live.
-			m.inflight, m.refresh = false, m.opt.Now()
+		return m, m.onChecked(msg)
+	case snapshotMsg:
+		return m, m.onSnapshot(msg)
+	case noticeMsg:
+		m.say(msg.sev, msg.text)
+		return m, nil
+	case reloadMsg:
+		if msg.view != m.active {
 			return m, nil
 		}
 		return m, m.snapshot()
-	case snapshotMsg:
-		m.inflight = false
-		if msg.err != nil {
-			m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
-			return m, nil
-		}
-		m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
-		why := m.whyGone(m.leftPending(msg.pending))
-		if msg.query != m.query() {
-			return m, tea.Batch(m.snapshot(), why)
-		}
-		m.list().setItems(msg.items, msg.more)
-		if m.dialog != nil {
-			for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
-				m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
-			}
-		}
-		return m, tea.Batch(m.loadDetail(), why)
 	case pageMsg:
 		if msg.err != nil {
 			m.say(sevError, "load: "+safetext.Escape(msg.err.Error()))
@@ -321,57 +281,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case detailMsg:
-		if msg.full {
-			if m.full != nil {
-				m.full, _ = m.full.Update(msg)
-			}
-			return m, nil
-		}
-		if msg.view == m.active {
-			if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
-				m.say(sevInfo, changed)
-				// A decision (not a vote short of its quorum) is told once.
-				m.told[msg.key] = msg.detail.State != ledger.StatePending
-			}
-		}
-		return m, nil
+		return m, m.onDetail(msg)
 	case dialogDoneMsg:
-		m.dialog = nil
-		if !msg.confirmed {
-			msg := "cancelled"
-			if n := m.list().selectedCount(); n > 0 {
-				msg = fmt.Sprintf("cancelled; %d still selected (* clears)", n)
-			}
-			m.say(sevInfo, msg)
-			return m, nil
-		}
-		if m.deciding != nil {
-			m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
-			return m, nil
-		}
-		if m.ident.problem != "" {
-			m.say(sevError, "not recorded: "+m.ident.problem)
-			return m, nil
-		}
-		// The keys are this console's from now on: a refresh that sees
-		// them leave Pending before the answers arrive must not report the
-		// console's own decision as someone else's.
-		keys := make([]string, len(msg.targets))
-		for i, t := range msg.targets {
-			m.acted[t.Key] = true
-			keys[i] = t.Key
-		}
-		// Signing runs in the command; a hardware key may wait for its
-		// touch, another writer may hold the ledger: the console stays
-		// live and says what it waits for.
-		signer := ""
-		if m.sign.Signed {
-			signer = m.sign.Operator
-		}
-		actx, cancel := context.WithCancel(m.opt.Context)
-		m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
-		m.deciding.SetSize(m.width, 1)
-		return m, tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
+		return m, m.onDialogDone(msg)
 	case actionMsg:
 		if m.deciding != nil {
 			msg.stopped = m.deciding.stopped
@@ -382,43 +294,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case authorityTickMsg:
 		return m, once(&m.authBusy, readAuthority(m.opt.Context, m.store, m.opt.Operator))
 	case authorityMsg:
-		m.authBusy = false
-		if msg.err != nil {
-			// Fail closed: a console that cannot read who may decide does
-			// not keep calling votes done on what it read before.
-			failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
-			if failed.err != m.auth.err {
-				m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
-			}
-			m.auth = failed
-			m.detail.setAuthority(m.auth)
-			return m, authorityTick()
-		}
-		next := newAuthority(msg)
-		changed := m.auth.changes(next)
-		m.auth, m.sign = next, msg.sign
-		m.detail.setAuthority(next)
-		if m.full != nil {
-			m.full.setAuthority(next)
-		}
-		if len(changed) == 0 {
-			return m, authorityTick()
-		}
-		m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
-		return m, tea.Batch(authorityTick(), m.loadDetail())
+		return m, m.onAuthority(msg)
 	case identityTickMsg:
 		return m, once(&m.identBusy, readIdentity(m.opt.Context, m.store, m.ident.file))
 	case identityMsg:
-		m.identBusy = false
-		if m.ident.observe(msg) {
-			if m.ident.problem != "" {
-				m.say(sevError, m.ident.problem)
-			} else {
-				m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
-			}
-			m.layout()
-		}
-		return m, identityTick()
+		return m, m.onIdentity(msg)
 	case spinner.TickMsg, holderTickMsg, holderMsg:
 		if m.deciding == nil {
 			return m, nil // the decision landed: the spinner stops
@@ -434,23 +314,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.log.add(m.opt.Now(), sevError, msg.unconfirmed)
 		return m, tea.Quit
 	case decidedMsg:
-		// One line in any view, every one in the log, each once.
-		var said []string
-		for _, d := range msg {
-			if !m.told[d.key] {
-				m.told[d.key] = true
-				said = append(said, d.text)
-				m.log.add(m.opt.Now(), sevInfo, d.text)
-			}
-		}
-		if len(said) > 0 {
-			line := said[0]
-			if len(said) > 1 {
-				line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
-			}
-			m.notice, m.lastErr = line, ""
-		}
-		return m, nil
+		return m, m.onDecided(msg)
 	case unlockedMsg:
 		if m.unlock == nil {
 			return m, nil
@@ -462,18 +326,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case unlockDoneMsg:
-		m.unlock = nil
-		after := m.after
-		m.after = nil
-		if msg.skipped {
-			m.say(sevInfo, "operator key still locked: a decision asks for its passphrase first")
-			return m, nil
-		}
-		m.say(sevInfo, "operator key unlocked")
-		if after != nil {
-			return m, m.openDecision(*after)
-		}
-		return m, nil
+		return m, m.onUnlockDone(msg)
 	case digestsMsg:
 		if m.dialog != nil {
 			m.dialog.setDigests(msg)
@@ -495,6 +348,206 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// onTick handles a refresh tick: check the ledger for writes, or re-read it when a deadline passed.
+func (m *Model) onTick(msg tickMsg) tea.Cmd {
+	cmds := []tea.Cmd{m.tick()}
+	switch {
+	case m.inflight:
+	case m.deadlinePassed():
+		// A state that changes because time passes (an approval
+		// expiring, a lease running out) changes no file: re-read.
+		m.inflight = true
+		cmds = append(cmds, m.snapshot())
+	default:
+		m.inflight = true
+		cmds = append(cmds, m.check())
+	}
+	return tea.Batch(cmds...)
+}
+
+// onChecked handles the answer to a check for writes.
+func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.inflight = false
+		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		return nil
+	}
+	if !msg.changed {
+		// Nothing written: what is shown is current as of now, and the
+		// status bar's time says the console is live.
+		m.inflight, m.refresh = false, m.opt.Now()
+		return nil
+	}
+	return m.snapshot()
+}
+
+// onSnapshot handles a reload of the counts and the active list.
+func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
+	m.inflight = false
+	if msg.err != nil {
+		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		return nil
+	}
+	bell := m.ring(msg.counts)
+	m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+	for _, v := range m.views {
+		v.setActiveEpoch(msg.epoch)
+	}
+	m.detail.setActiveEpoch(msg.epoch)
+	gone := m.leftPending(msg.pending)
+	why := m.whyGone(gone)
+	if msg.query != m.query() {
+		return tea.Batch(m.snapshot(), why, bell)
+	}
+	lost, reason := m.list().setItems(msg.items, msg.more)
+	if m.dialog != nil {
+		for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
+			m.log.add(m.opt.Now(), sevError, "while the dialog was open: "+c)
+		}
+	}
+	if lost != nil && slices.Contains(gone, lost.Key) {
+		lost = nil // announced with who decided it, as in every view
+	}
+	return tea.Batch(m.loadDetail(), why, bell, m.cursorLeft(lost, reason))
+}
+
+// onDetail handles a row's detail, for the pane or the full view.
+func (m *Model) onDetail(msg detailMsg) tea.Cmd {
+	if msg.full {
+		if m.full != nil {
+			m.full, _ = m.full.Update(msg)
+		}
+		return nil
+	}
+	if msg.view == m.active {
+		if changed := m.detail.setDetail(msg); changed != "" && !m.acted[msg.key] && !m.told[msg.key] {
+			m.say(sevInfo, changed)
+			// A decision (not a vote short of its quorum) is told once.
+			m.told[msg.key] = msg.detail.State != ledger.StatePending
+		}
+	}
+	return nil
+}
+
+// onDialogDone handles a dialog closed: a confirmed decision starts in a command.
+func (m *Model) onDialogDone(msg dialogDoneMsg) tea.Cmd {
+	m.dialog = nil
+	if !msg.confirmed {
+		msg := "cancelled"
+		if n := m.list().selectedCount(); n > 0 {
+			msg = fmt.Sprintf("cancelled; %d still selected (* clears)", n)
+		}
+		m.say(sevInfo, msg)
+		return nil
+	}
+	if m.deciding != nil {
+		m.say(sevError, "a decision is still in flight: "+m.deciding.what()+" (esc stops waiting)")
+		return nil
+	}
+	if m.ident.problem != "" {
+		m.say(sevError, "not recorded: "+m.ident.problem)
+		return nil
+	}
+	// The keys are this console's from now on: a refresh that sees
+	// them leave Pending before the answers arrive must not report the
+	// console's own decision as someone else's.
+	keys := make([]string, len(msg.targets))
+	for i, t := range msg.targets {
+		m.acted[t.Key] = true
+		keys[i] = t.Key
+	}
+	// Signing runs in the command; a hardware key may wait for its
+	// touch, another writer may hold the ledger: the console stays
+	// live and says what it waits for.
+	signer := ""
+	if m.sign.Signed {
+		signer = m.sign.Operator
+	}
+	actx, cancel := context.WithCancel(m.opt.Context)
+	m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
+	m.deciding.SetSize(m.width, 1)
+	return tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
+}
+
+// onAuthority handles who may decide, re-read.
+func (m *Model) onAuthority(msg authorityMsg) tea.Cmd {
+	m.authBusy = false
+	if msg.err != nil {
+		// Fail closed: a console that cannot read who may decide does
+		// not keep calling votes done on what it read before.
+		failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
+		if failed.err != m.auth.err {
+			m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
+		}
+		m.auth = failed
+		m.detail.setAuthority(m.auth)
+		return authorityTick()
+	}
+	next := newAuthority(msg)
+	changed := m.auth.changes(next)
+	m.auth, m.sign = next, msg.sign
+	m.detail.setAuthority(next)
+	if m.full != nil {
+		m.full.setAuthority(next)
+	}
+	if len(changed) == 0 {
+		return authorityTick()
+	}
+	m.say(sevError, "authority changed: "+strings.Join(changed, "; "))
+	return tea.Batch(authorityTick(), m.loadDetail())
+}
+
+// onIdentity handles the ledger file's identity, re-checked.
+func (m *Model) onIdentity(msg identityMsg) tea.Cmd {
+	m.identBusy = false
+	if m.ident.observe(msg) {
+		if m.ident.problem != "" {
+			m.say(sevError, m.ident.problem)
+		} else {
+			m.say(sevInfo, "the ledger file is back as opened: decisions are allowed again")
+		}
+		m.layout()
+	}
+	return identityTick()
+}
+
+// onDecided handles keys decided elsewhere, said once each.
+func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
+	// One line in any view, every one in the log, each once.
+	var said []string
+	for _, d := range msg {
+		if !m.told[d.key] {
+			m.told[d.key] = true
+			said = append(said, d.text)
+			m.log.add(m.opt.Now(), sevInfo, d.text)
+		}
+	}
+	if len(said) > 0 {
+		line := said[0]
+		if len(said) > 1 {
+			line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
+		}
+		m.notice, m.lastErr = line, ""
+	}
+	return nil
+}
+
+// onUnlockDone handles the passphrase prompt closed.
+func (m *Model) onUnlockDone(msg unlockDoneMsg) tea.Cmd {
+	m.unlock = nil
+	after := m.after
+	m.after = nil
+	if msg.skipped {
+		m.say(sevInfo, "operator key still locked: a decision asks for its passphrase first")
+		return nil
+	}
+	m.say(sevInfo, "operator key unlocked")
+	if after != nil {
+		return m.openDecision(*after)
+	}
+	return nil
+}
+
 // once starts read unless one is still out (busy), for the reads
 // repeated every second: one at a time, however slow the ledger.
 func once(busy *bool, read tea.Cmd) tea.Cmd {
@@ -507,7 +560,9 @@ func once(busy *bool, read tea.Cmd) tea.Cmd {
 
 // typing reports whether an input has the keys: a dialog's note, the
 // passphrase prompt or the filter.
-func (m *Model) typing() bool { return m.unlock != nil || m.dialog != nil || m.filterOn }
+func (m *Model) typing() bool {
+	return m.unlock != nil || m.dialog != nil || m.filter.Typing() || m.list().Typing()
+}
 
 // burst handles a key message carrying several runes (keys typed faster
 // than the terminal is read, or a paste) as that many key presses, until
@@ -529,8 +584,11 @@ func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// key routes one key press: dialog first, then the filter, then global
-// keys, decisions, and finally the focused component.
+// key routes one key press: bursts and pastes are split, a decision in
+// flight holds q, then whatever has the keys takes them (the passphrase
+// prompt, a dialog, the filter's input, the jump prompt, the full view);
+// otherwise the console's own keys (views, overlays, decisions), and
+// last the focused component: the log, the detail pane or the list.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case msg.Paste && msg.Type == tea.KeyRunes && !m.typing() && m.deciding == nil && !m.showLog && m.full == nil:
@@ -545,7 +603,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		// A decision in flight holds q (and ctrl+c, from any input too)
 		// until it lands, and takes esc to stop waiting.
 		typing := m.typing()
-		quit := msg.Type == tea.KeyCtrlC || !typing && key.Matches(msg, m.keys.Quit)
+		quit := key.Matches(msg, m.keys.ForceQuit) || !typing && key.Matches(msg, m.keys.Quit)
 		stop := !typing && !m.showLog && !m.showHelp && key.Matches(msg, m.keys.StopWaiting)
 		if quit || stop {
 			var cmd tea.Cmd
@@ -556,61 +614,63 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			return cmd
 		}
 	}
-	if msg.Type == tea.KeyCtrlC {
+	var cmd tea.Cmd
+	switch {
+	case key.Matches(msg, m.keys.ForceQuit):
 		return tea.Quit // from any dialog or input too
-	}
-	if m.unlock != nil {
-		var cmd tea.Cmd
+	case m.unlock != nil:
 		m.unlock, cmd = m.unlock.Update(msg)
 		return cmd
-	}
-	if m.dialog != nil {
-		var cmd tea.Cmd
+	case m.dialog != nil:
 		m.dialog, cmd = m.dialog.Update(msg)
 		return cmd
-	}
-	if m.full != nil && !key.Matches(msg, m.keys.Quit) {
-		var cmd tea.Cmd
-		m.full, cmd = m.full.Update(msg)
-		return cmd
-	}
-	if m.filterOn {
-		switch {
-		case key.Matches(msg, m.keys.Confirm):
-			m.filterOn = false
-			m.filterIn.Blur()
-			return nil
-		case key.Matches(msg, m.keys.Cancel):
-			m.filterOn = false
-			m.filterIn.Blur()
-			m.filterIn.SetValue("")
-			return m.setFilter("")
-		}
-		// Live: every keystroke re-reads the view with what is typed.
-		var cmd tea.Cmd
-		m.filterIn, cmd = m.filterIn.Update(msg)
-		disarm(&m.filterIn)
-		if f := strings.TrimSpace(m.filterIn.Value()); f != m.filter {
+	case m.filter.Typing():
+		before := m.filter.Value()
+		m.filter, cmd = m.filter.Update(msg)
+		if f := m.filter.Value(); f != before {
+			// Live: every keystroke re-reads the view with what is typed.
 			return tea.Batch(cmd, m.setFilter(f))
 		}
 		return cmd
+	case m.list().Typing():
+		return m.routeList(msg)
+	case m.full != nil && !key.Matches(msg, m.keys.Quit):
+		m.full, cmd = m.full.Update(msg)
+		return cmd
 	}
 	m.notice, m.lastErr = "", "" // a message lasts until the next action
+	if cmd, ok := m.consoleKey(msg); ok {
+		return cmd
+	}
+	switch {
+	case m.showLog:
+		m.log, cmd = m.log.Update(msg)
+		return cmd
+	case m.showHelp:
+		m.helpv, cmd = m.helpv.Update(msg)
+		return cmd
+	case m.detail.Focused():
+		m.detail, cmd = m.detail.Update(msg)
+		return cmd
+	}
+	return m.routeList(msg)
+}
+
+// consoleKey handles the keys that are the console's, not one
+// component's: quit, the overlays, the views, the filter, and the
+// decisions, which open a dialog. ok is false for any other key.
+func (m *Model) consoleKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 	k := m.keys
 	switch {
-	case msg.Type == tea.KeyCtrlC || key.Matches(msg, k.Quit):
-		return tea.Quit
+	case key.Matches(msg, k.Quit):
+		return tea.Quit, true
 	case key.Matches(msg, k.Help):
 		m.showHelp, m.showLog = !m.showHelp, false
 		m.layout()
-		return nil
 	case key.Matches(msg, k.Log):
 		m.showLog, m.showHelp = !m.showLog, false
-		return nil
 	case m.showLog && !key.Matches(msg, k.Cancel):
-		var cmd tea.Cmd
-		m.log, cmd = m.log.Update(msg)
-		return cmd
+		return nil, false // the log scrolls
 	case key.Matches(msg, k.Cancel):
 		switch {
 		case m.showLog:
@@ -620,64 +680,44 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.layout()
 		case m.detail.Focused():
 			m.detail.SetFocus(false)
-		case m.filter != "":
-			m.filterIn.SetValue("")
-			return m.setFilter("")
+		case m.filter.Value() != "":
+			m.filter.Clear()
+			return m.setFilter(""), true
 		}
-		return nil
 	case key.Matches(msg, k.Filter):
-		m.filterOn = true
-		m.filterIn.SetValue(m.filter)
-		m.filterIn.CursorEnd()
-		return m.filterIn.Focus()
-	case key.Matches(msg, k.NextTab) && (msg.Type == tea.KeyTab || !m.detail.Focused()):
-		return m.switchView((m.active + 1) % viewCount)
-	case key.Matches(msg, k.PrevTab) && (msg.Type == tea.KeyShiftTab || !m.detail.Focused()):
-		return m.switchView((m.active + viewCount - 1) % viewCount)
+		return m.filter.Open(), true
+	case key.Matches(msg, k.TabKey) || key.Matches(msg, k.NextTab) && !m.detail.Focused():
+		return m.switchView((m.active + 1) % viewCount), true
+	case key.Matches(msg, k.ShiftTab) || key.Matches(msg, k.PrevTab) && !m.detail.Focused():
+		return m.switchView((m.active + viewCount - 1) % viewCount), true
 	case key.Matches(msg, k.Focus):
 		m.detail.SetFocus(!m.detail.Focused())
-		return nil
 	case key.Matches(msg, k.Views):
-		return m.switchView(viewID(msg.String()[0] - '1'))
-	case key.Matches(msg, k.Sort):
-		if !m.list().cycleOrder() {
-			m.say(sevInfo, "conflicts and fenced calls are a log: listed newest first only")
-			return nil
-		}
-		m.say(sevInfo, "sorted by "+m.list().order().String()+" (s cycles)")
-		return m.snapshot()
+		return m.switchView(viewID(msg.String()[0] - '1')), true
 	case key.Matches(msg, k.Full):
-		it, ok := m.list().current()
-		if !ok {
-			m.say(sevInfo, m.nothingText("nothing selected"))
-			return nil
-		}
-		m.showHelp, m.showLog = false, false
-		m.full = newFullView(it, m.styles, m.keys, m.auth)
-		m.layout()
-		return m.status(it, true)
+		return m.openFull(), true
 	case key.Matches(msg, k.CopyKey, k.CopyDigest):
-		return m.copySelected(key.Matches(msg, k.CopyDigest))
+		return m.copySelected(key.Matches(msg, k.CopyDigest)), true
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
 		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
-		return nil
-	case key.Matches(msg, k.SelectAll):
-		m.list().toggleAll()
-		return nil
 	case key.Matches(msg, k.Approve):
-		return m.openDecision(dlgApprove)
+		return m.openDecision(dlgApprove), true
 	case key.Matches(msg, k.Reject):
-		return m.openDecision(dlgReject)
+		return m.openDecision(dlgReject), true
 	case key.Matches(msg, k.Reconcile):
-		return m.openDecision(dlgReconcile)
+		return m.openDecision(dlgReconcile), true
 	case key.Matches(msg, k.Review):
-		return m.openDecision(dlgReview)
+		return m.openDecision(dlgReview), true
+	default:
+		return nil, false
 	}
-	if m.detail.Focused() {
-		var cmd tea.Cmd
-		m.detail, cmd = m.detail.Update(msg)
-		return cmd
-	}
+	return nil, true
+}
+
+// routeList gives a key to the active list, then loads the detail of
+// the row the cursor moved to and the next page when the cursor nears
+// the end of the loaded rows.
+func (m *Model) routeList(msg tea.KeyMsg) tea.Cmd {
 	before, _ := m.list().current()
 	var cmd tea.Cmd
 	m.views[m.active], cmd = m.list().Update(msg)
@@ -691,6 +731,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// openFull opens the full view of the row under the cursor.
+func (m *Model) openFull() tea.Cmd {
+	it, ok := m.list().current()
+	if !ok {
+		m.say(sevInfo, m.nothingText("nothing selected"))
+		return nil
+	}
+	m.showHelp, m.showLog = false, false
+	m.full = newFullView(it, m.styles, m.keys, m.auth)
+	m.layout()
+	return m.status(it, true)
+}
+
 func (m *Model) switchView(v viewID) tea.Cmd {
 	m.active = v
 	m.detail.SetFocus(false)
@@ -699,51 +752,10 @@ func (m *Model) switchView(v viewID) tea.Cmd {
 }
 
 func (m *Model) setFilter(f string) tea.Cmd {
-	m.filter = f
 	for _, v := range m.views {
 		v.reset(f)
 	}
 	return m.snapshot()
-}
-
-// copySelected puts the row's full key, or its payload digest, on the
-// clipboard with OSC 52 (wrapped for tmux and screen), in a command: the
-// write goes to the terminal, never through the ledger.
-func (m *Model) copySelected(digest bool) tea.Cmd {
-	it, ok := m.list().current()
-	if !ok {
-		m.say(sevInfo, m.nothingText("nothing to copy"))
-		return nil
-	}
-	what, text := "key", it.Key
-	if digest {
-		what = "digest"
-		switch {
-		case it.Conflict != nil:
-			text = it.Conflict.AttemptSHA
-		case it.Fenced != nil:
-			text = it.Fenced.SHA256
-		default:
-			text, ok = m.detail.digestOf(it.Key)
-			if !ok || text == "" {
-				m.say(sevInfo, "the digest is still loading: press Y again")
-				return nil
-			}
-		}
-	}
-	seq := osc52.New(text)
-	switch {
-	case os.Getenv("TMUX") != "":
-		seq = seq.Tmux()
-	case strings.HasPrefix(os.Getenv("TERM"), "screen"):
-		seq = seq.Screen()
-	}
-	w := m.opt.Clipboard
-	m.say(sevInfo, fmt.Sprintf("copied the %s of %s to the clipboard (OSC 52; the terminal must allow it)", what, safetext.Escape(it.Key)))
-	return func() tea.Msg {
-		seq.WriteTo(w)
-		return nil
-	}
 }
 
 // nothingText is why a key that acts on a row found none: the view's
@@ -754,234 +766,6 @@ func (m *Model) nothingText(none string) string {
 		return "the list is still loading: nothing is selected yet, press again once its rows show"
 	}
 	return none
-}
-
-// openDecision opens the confirmation dialog for the chosen rows, after
-// checking that the decision applies to them.
-func (m *Model) openDecision(kind dialogKind) tea.Cmd {
-	if m.deciding != nil {
-		m.say(sevError, "one decision at a time: "+m.deciding.what()+" is still waiting for the ledger (esc stops waiting)")
-		return nil
-	}
-	if m.ident.problem != "" {
-		m.say(sevError, "decisions refused: "+m.ident.problem)
-		return nil
-	}
-	rows := m.list().chosen()
-	if len(rows) == 0 {
-		m.say(sevInfo, m.nothingText("nothing selected"))
-		return nil
-	}
-	if m.stillLocked() {
-		// The decision would be refused unsigned: ask first, then open it.
-		m.after = &kind
-		return m.askPassphrase()
-	}
-	if kind != dlgApprove && kind != dlgReject {
-		rows = rows[:1] // reconcile and review act on the row under the cursor
-	}
-	var targets []target
-	for _, it := range rows {
-		want := wantState(kind)
-		switch {
-		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
-			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
-			return nil
-		case kind != dlgReview && it.State != want:
-			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
-			return nil
-		}
-		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}
-		switch {
-		case it.Conflict != nil:
-			// The stored payload is the key's (its kind and target load
-			// below); the attempt is the retry's, shown beside it.
-			c := it.Conflict
-			t.Digest = c.StoredSHA256
-			t.Attempt = &attempt{Digest: c.AttemptSHA, Withheld: c.Attempted == nil}
-			if c.Attempted != nil {
-				t.Attempt.Kind, t.Attempt.Subject = c.Attempted.Kind, c.Attempted.Target
-			}
-		case it.Fenced != nil:
-			t.Digest = it.Fenced.SHA256
-		default:
-			t.Digest, _ = m.detail.digestOf(it.Key) // else loaded below
-		}
-		targets = append(targets, t)
-	}
-	m.lastErr = ""
-	m.dialog = newDialog(kind, targets, m.styles, m.keys)
-	m.layout()
-	return tea.Batch(m.digests(targets), m.dialog.Init())
-}
-
-// digests fills in the digests of targets not yet loaded, so that the
-// dialog always shows what is being decided.
-func (m *Model) digests(ts []target) tea.Cmd {
-	s, ctx := m.store, m.opt.Context
-	ts = append([]target(nil), ts...)
-	keys := make([]string, len(ts))
-	for i, t := range ts {
-		keys[i] = t.Key
-	}
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		briefs, err := s.Briefs(ctx, keys)
-		if err != nil {
-			return digestsMsg(ts) // shown as loading; the decision still names each key
-		}
-		byKey := make(map[string]ledger.Brief, len(briefs))
-		for _, b := range briefs {
-			byKey[b.Key] = b
-		}
-		for i := range ts {
-			b, ok := byKey[ts[i].Key] // a fenced call's key may have no intent
-			if !ok {
-				continue
-			}
-			if ts[i].Digest == "" {
-				ts[i].Digest = b.SHA256
-			}
-			ts[i].Kind, ts[i].Subject = b.Kind, b.Target
-		}
-		return digestsMsg(ts)
-	}
-}
-
-type digestsMsg []target
-
-// act runs a confirmed decision in a command and reports every refusal.
-// The keys are decided at once, each its own call with its own answer: a
-// store opened with GroupCommit (the console's) commits those that arrive
-// together in one transaction, so a batch of fifty costs a few fsyncs,
-// not fifty.
-// It runs under actx, which esc cancels (cancel is called once it ends).
-func (m *Model) act(actx context.Context, cancel context.CancelFunc, d dialogDoneMsg) tea.Cmd {
-	s, op := m.store, m.opt.Operator
-	return func() tea.Msg {
-		defer cancel()
-		ctx, stop := context.WithTimeout(actx, 30*time.Second)
-		defer stop()
-		n := len(d.targets)
-		out := actionMsg{action: strings.ToLower(dialogVerbs[d.kind]), keys: make([]string, n), errs: make([]error, n), decisions: make([]ledger.Decision, n)}
-		var wg sync.WaitGroup
-		for i, t := range d.targets {
-			out.keys[i] = t.Key
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out.decisions[i], out.errs[i] = decide(ctx, s, d, t, op)
-			}()
-		}
-		wg.Wait()
-		return out
-	}
-}
-
-// decide makes one confirmed decision on one target; an approval or a
-// rejection returns the decision, with the quorum it reached.
-func decide(ctx context.Context, s Ledger, d dialogDoneMsg, t target, op string) (ledger.Decision, error) {
-	switch d.kind {
-	case dlgApprove:
-		return s.Approve(ctx, t.Key, op, d.text)
-	case dlgReject:
-		return s.Reject(ctx, t.Key, op, d.text)
-	case dlgReconcile:
-		_, err := s.Reconcile(ctx, t.Key, d.result, op, d.text)
-		return ledger.Decision{}, err
-	case dlgReview:
-		if t.View == viewFenced {
-			return ledger.Decision{}, s.ReviewFenced(ctx, t.ID, op, d.text)
-		}
-		return ledger.Decision{}, s.ReviewConflict(ctx, t.ID, op, d.text)
-	}
-	return ledger.Decision{}, nil
-}
-
-// refusalText is what the status bar says of a refused action: the rule
-// for a decision the approvals package refused (the key is already shown
-// beside it), else the whole error. Any error at all may arrive here (a
-// fence, a context deadline, a driver error), so nothing is assumed of
-// its shape.
-func refusalText(err error) string {
-	var de *ledger.DecisionError
-	if errors.As(err, &de) && de.Err != nil {
-		return de.Err.Error()
-	}
-	return err.Error()
-}
-
-// decidedMsg says pending keys were decided by someone else.
-type decidedMsg []decided
-
-// decided is one key decided elsewhere and the line that says so.
-type decided struct{ key, text string }
-
-// leftPending takes the keys pending now and returns those that were
-// pending at the last snapshot and are no longer, once each.
-func (m *Model) leftPending(keys []string) []string {
-	now := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		now[k] = true
-	}
-	var gone []string
-	for k := range m.pending {
-		if !now[k] && !m.told[k] && !m.acted[k] {
-			gone = append(gone, k)
-		}
-	}
-	slices.Sort(gone)
-	m.pending = now
-	return gone
-}
-
-// whyGone looks up keys that left Pending without this console acting on
-// them, whatever the view, and says who decided them and when.
-func (m *Model) whyGone(keys []string) tea.Cmd {
-	var ask []string
-	for _, k := range keys {
-		if !m.acted[k] && len(ask) < 20 {
-			ask = append(ask, k)
-		}
-	}
-	if len(ask) == 0 {
-		return nil
-	}
-	s, ctx := m.store, m.opt.Context
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		var out decidedMsg
-		for _, k := range ask {
-			d, err := s.Status(ctx, k)
-			if err == nil && d.Decision != nil {
-				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
-			}
-		}
-		return out
-	}
-}
-
-// quorumText is how far one approval brought its quorum: "1 of 2
-// approvals (bob); waiting for one more". The decision names only its own
-// operator; earlier approvers are counted.
-func quorumText(d ledger.Decision) string {
-	who := safetext.Escape(d.Operator)
-	if n := d.Approvals - 1; n == 1 {
-		who += " and 1 other"
-	} else if n > 1 {
-		who += fmt.Sprintf(" and %d others", n)
-	}
-	return fmt.Sprintf("%d of %d approvals (%s); waiting for %s", d.Approvals, d.Approvers, who, more(d.Approvers-d.Approvals))
-}
-
-// more is "one more" or "3 more".
-func more(n int) string {
-	if n == 1 {
-		return "one more"
-	}
-	return fmt.Sprintf("%d more", n)
 }
 
 // Unconfirmed says what the operator quit without the ledger confirming
@@ -999,62 +783,12 @@ func (m *Model) say(sev severity, text string) {
 	m.log.add(m.opt.Now(), sev, text)
 }
 
-// reportAction says what became of each key of a decision: done, a vote
-// short of its quorum (the action still pending), not recorded because
-// the operator stopped waiting, or refused.
-func (m *Model) reportAction(a actionMsg) {
-	var refused, done, votes, stopped []string
-	now := m.opt.Now()
-	for i, err := range a.errs {
-		m.acted[a.keys[i]] = true
-		key := safetext.Escape(a.keys[i])
-		var d ledger.Decision
-		if i < len(a.decisions) {
-			d = a.decisions[i]
-		}
-		switch {
-		case err != nil && a.stopped:
-			stopped = append(stopped, key)
-			m.log.add(now, sevError, a.action+" not recorded for "+key+": you stopped waiting for the ledger ("+safetext.Escape(err.Error())+")")
-		case err != nil:
-			why := safetext.Escape(refusalText(err))
-			refused = append(refused, key+": "+why)
-			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
-		case d.Decision == ledger.DecisionApproved && d.State == ledger.StatePending:
-			// One vote of a quorum: the action is still pending.
-			text := key + ": " + quorumText(d)
-			votes = append(votes, text)
-			m.log.add(now, sevInfo, a.action+" vote recorded for "+text)
-		default:
-			done = append(done, key)
-			m.log.add(now, sevInfo, a.action+" done for "+key)
-		}
-	}
-	m.list().clearSelection()
-	var parts []string
-	if len(done) > 0 || len(votes) == 0 && len(stopped) == 0 {
-		part := fmt.Sprintf("%s: %d done", a.action, len(done))
-		if len(done) > 0 {
-			part += " (" + strings.Join(done, ", ") + ")"
-		}
-		parts = append(parts, part)
-	}
-	parts = append(parts, votes...)
-	if len(stopped) > 0 {
-		parts = append(parts, fmt.Sprintf("stopped waiting: %s %s not recorded", a.action, strings.Join(stopped, ", ")))
-	}
-	m.notice = strings.Join(parts, " · ")
-	m.lastErr = ""
-	if len(refused) > 0 {
-		m.lastErr = fmt.Sprintf("%d refused: %s · L shows the full text", len(refused), strings.Join(refused, "; "))
-	}
-}
-
 // layout gives every component its size.
 func (m *Model) layout() {
 	w, h := max(m.width, 40), max(m.height, 10)
 	body := h - m.chrome()
-	m.help.Width = w
+	m.helpv.SetSize(w, body)
+	m.filter.SetSize(w, 1)
 	if w >= 140 {
 		lw := w * 11 / 20
 		for _, v := range m.views {
@@ -1083,30 +817,6 @@ func (m *Model) layout() {
 	m.log.SetSize(w, body)
 }
 
-// chrome is how many lines are not the body: the banner, the tabs, the
-// two status lines and the help line.
-func (m *Model) chrome() int {
-	if b := m.banner(max(m.width, 40)); b != "" {
-		return 4 + lipgloss.Height(b)
-	}
-	return 4
-}
-
-// banner is the loud line over everything while the ledger file is not
-// the one opened (deleted, replaced, another ledger): what happened, in
-// the error style and reversed, wrapped (never cut) to w; "" otherwise.
-// The whole text is in the message log and each refusal.
-func (m *Model) banner(w int) string {
-	if m.ident.problem == "" {
-		return ""
-	}
-	text := "!! " + m.ident.headline() + " · decisions refused · L for details"
-	if ansi.StringWidth(text) > w {
-		text = "!! " + m.ident.headline() + " · L for details"
-	}
-	return m.styles.Banner.Width(w).Render(wrap(text, w))
-}
-
 // View draws the console.
 func (m *Model) View() string {
 	w := max(m.width, 40)
@@ -1115,20 +825,14 @@ func (m *Model) View() string {
 		parts = append(parts, b)
 	}
 	parts = append(parts, m.tabs(w))
-	var lower string
-	switch {
-	case m.showHelp:
-		lower = m.styles.Pane.Width(w - 2).Render(m.fullHelp(w-4, max(m.height, 10)-m.chrome()-2))
-	default:
-		lower = m.detail.View()
-	}
+	lower := m.detail.View()
 	body := max(m.height, 10) - m.chrome()
 	switch {
 	case m.showLog:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.log.View()))
 	case m.showHelp:
 		// Help takes the whole body, so every binding is on screen.
-		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(lower))
+		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.helpv.View()))
 	case m.unlock != nil:
 		parts = append(parts, m.styles.App.Width(w).Height(body).MaxHeight(body).Render(m.unlock.View()))
 	case m.full != nil:
@@ -1148,207 +852,14 @@ func (m *Model) View() string {
 			m.styles.App.MaxHeight(lowH).Render(lower))
 	}
 	parts = append(parts, m.statusBar(w))
-	if m.filterOn {
-		parts = append(parts, m.filterIn.View())
-	} else {
+	switch {
+	case m.filter.Typing():
+		parts = append(parts, m.filter.View())
+	case m.list().Typing():
+		parts = append(parts, m.list().Prompt())
+	default:
 		parts = append(parts, m.hintBar(w))
 	}
 	out := lipgloss.JoinVertical(lipgloss.Left, parts...)
 	return m.styles.App.MaxHeight(max(m.height, 10)).MaxWidth(w).Render(out)
-}
-
-func (m *Model) shortHelp() []key.Binding {
-	switch {
-	case m.unlock != nil:
-		return m.unlock.ShortHelp()
-	case m.dialog != nil:
-		return m.dialog.ShortHelp()
-	case m.full != nil:
-		return m.full.ShortHelp()
-	case m.deciding != nil:
-		return m.deciding.ShortHelp()
-	case m.detail.Focused():
-		return m.detail.ShortHelp()
-	case m.showLog:
-		return m.log.ShortHelp()
-	}
-	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)
-	return append(bs, m.keys.Focus, m.keys.Filter)
-}
-
-// hintBar is the one-line help: what fits of the view's bindings, then
-// "? help" and "q quit", which are never cut off.
-func (m *Model) hintBar(w int) string {
-	if m.dialog != nil || m.unlock != nil {
-		return m.help.ShortHelpView(m.shortHelp())
-	}
-	tail := m.help.ShortHelpView([]key.Binding{m.keys.Help, m.keys.Quit})
-	sep := m.help.Styles.ShortSeparator.Render(" • ")
-	room := w - lipgloss.Width(tail) - lipgloss.Width(sep)
-	// Bindings one by one while they fit, with room kept for "…" (bubbles'
-	// own cut keeps adding items once its ellipsis no longer fits).
-	var parts []string
-	used := 0
-	for _, b := range m.shortHelp() {
-		if !b.Enabled() {
-			continue
-		}
-		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
-		iw := lipgloss.Width(item) + lipgloss.Width(sep)
-		if used+iw > room-2 {
-			parts = append(parts, m.help.Styles.Ellipsis.Render("…"))
-			break
-		}
-		parts, used = append(parts, item), used+iw
-	}
-	return strings.Join(append(parts, tail), sep)
-}
-
-// fullHelp shows every binding in w cells and h lines: its groups side
-// by side while they fit the width, the rest on further rows; when that
-// is too tall (60x20), every binding in columns h lines high, so nothing
-// is dropped.
-func (m *Model) fullHelp(w, h int) string {
-	var rows []string
-	var row []string
-	rowW := 0
-	for _, col := range m.keys.FullHelp() {
-		view := m.help.FullHelpView([][]key.Binding{col})
-		cw := lipgloss.Width(view) + 4
-		if len(row) > 0 && rowW+cw > w {
-			rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-			row, rowW = nil, 0
-		}
-		row, rowW = append(row, view+"    "), rowW+cw
-	}
-	rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...))
-	grouped := strings.Join(rows, "\n\n")
-	if lipgloss.Height(grouped) <= h {
-		return grouped
-	}
-	var all []key.Binding
-	for _, col := range m.keys.FullHelp() {
-		all = append(all, col...)
-	}
-	var cols []string
-	for start := 0; start < len(all); start += max(h, 1) {
-		cols = append(cols, m.help.FullHelpView([][]key.Binding{all[start:min(start+max(h, 1), len(all))]})+"   ")
-	}
-	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
-}
-
-var (
-	shortTitles = [viewCount]string{"Pending", "Conflicts", "Uncertain", "Fenced", "All"}
-	// tinyTitles keep every view's count on screen below 60 columns.
-	tinyTitles = [viewCount]string{"Pnd", "Cnf", "Unc", "Fen", "All"}
-)
-
-func (m *Model) tabs(w int) string {
-	counts := [viewCount]int64{m.counts.Pending, m.counts.Conflicts, m.counts.Uncertain, m.counts.Fenced, m.counts.All}
-	titles := viewTitles
-	switch {
-	case w < 60:
-		titles = tinyTitles
-	case w < 110:
-		titles = shortTitles
-	}
-	var tabs []string
-	for v := viewID(0); v < viewCount; v++ {
-		label := fmt.Sprintf("%s %d", titles[v], counts[v])
-		if v == m.active {
-			tabs = append(tabs, m.styles.CurrentTab.Render("["+label+"]")) // as wide as a padded tab
-		} else {
-			tabs = append(tabs, m.styles.Tab.Render(label))
-		}
-	}
-	line := strings.Join(tabs, m.styles.TabGap.Render("│"))
-	return ansi.Truncate(line, w, "…")
-}
-
-// operatorText says who decides and how it is proven: the key's
-// registered operator on a signed ledger, "decisions unsigned" on one
-// that was never signed, or that no key offered can sign.
-func (m *Model) operatorText(short bool) string {
-	sg := m.sign
-	name := safetext.Escape(sg.Operator)
-	switch {
-	case !sg.Signed && short:
-		return "op " + name + " · decisions unsigned"
-	case !sg.Signed:
-		return "operator " + name + " · decisions unsigned"
-	case sg.Problem != "" && short:
-		return "op: no key"
-	case sg.Problem != "":
-		return "no registered operator key: decisions refused"
-	case short:
-		return "op " + name + " signed"
-	}
-	return "operator " + name + " signs (" + shortFP(sg.Fingerprint) + ")"
-}
-
-func (m *Model) statusBar(w int) string {
-	st := m.styles
-	epoch := "none"
-	if m.epoch != "" {
-		epoch = m.epoch[:8]
-	}
-	mode := ""
-	if m.opt.ReadOnly {
-		mode = " · READ-ONLY"
-	}
-	refreshed := "loading"
-	if !m.refresh.IsZero() {
-		refreshed = "refreshed " + m.refresh.UTC().Format("15:04:05Z")
-	}
-	c := m.counts
-	right := fmt.Sprintf(" · epoch %s · %s%s · pending %d conflicts %d uncertain %d fenced %d · %s", epoch,
-		m.operatorText(false), mode, c.Pending, c.Conflicts, c.Uncertain, c.Fenced, refreshed)
-	if w < 140 {
-		ep := ""
-		if m.epoch != "" {
-			ep = " · ep " + epoch
-		}
-		right = fmt.Sprintf("%s · %s%s · P%d C%d U%d F%d · %s", ep, m.operatorText(true), mode,
-			c.Pending, c.Conflicts, c.Uncertain, c.Fenced, strings.TrimPrefix(refreshed, "refreshed "))
-	}
-	path := safetext.Escape(m.store.Path())
-	room := w - ansi.StringWidth(right) - len("ledger ")
-	if room < 8 {
-		room = 8
-	}
-	if ansi.StringWidth(path) > room {
-		path = "…" + path[len(path)-room+1:]
-	}
-	line := st.StatusBar.Render(ansi.Truncate("ledger "+path+right, w, "…"))
-	// The message line: the active filter, always, then the last
-	// message, which lasts until the next key.
-	var msg []string
-	if n := m.list().selectedCount(); n > 0 {
-		msg = append(msg, st.Selected.Render(fmt.Sprintf("%d selected", n)))
-	}
-	if m.filter != "" {
-		shown := "loading"
-		if l := m.list(); l.loaded {
-			shown = fmt.Sprintf("%d shown", len(l.items))
-			if l.more {
-				shown += "+"
-			}
-		}
-		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(m.filter)+" · "+shown))
-	}
-	switch {
-	case m.unconfirmed != "":
-		msg = append(msg, st.StatusError.Render("! "+m.unconfirmed))
-	case m.deciding != nil && m.lastErr != "":
-		// A refusal while in flight (a second decision): said beside the
-		// spinner, which keeps turning.
-		msg = append(msg, m.deciding.Spinner()+st.StatusError.Render("! "+m.lastErr))
-	case m.deciding != nil:
-		msg = append(msg, m.deciding.View())
-	case m.lastErr != "":
-		msg = append(msg, st.StatusError.Render("! "+m.lastErr))
-	case m.notice != "":
-		msg = append(msg, st.StatusOK.Render(m.notice))
-	}
-	return line + "\n" + ansi.Truncate(strings.Join(msg, st.Muted.Render(" · ")), w, "…")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -30,7 +31,23 @@ func RunStore(ctx context.Context, s Ledger, operator string, readOnly bool) err
 	return run(ctx, Options{Context: ctx, Store: s, Operator: operator, ReadOnly: readOnly})
 }
 
+// BellEnv is the environment variable that turns the console's bell off
+// ("off", "0", "false" or "no"); the bell is on by default.
+const BellEnv = "TOLLGATE_BELL"
+
+// bellOn reports whether the value of BellEnv leaves the bell on.
+func bellOn(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
 func run(ctx context.Context, opt Options) error {
+	if opt.Bell == nil && bellOn(os.Getenv(BellEnv)) {
+		opt.Bell = os.Stderr // the terminal, as the clipboard's OSC 52
+	}
 	m, err := New(opt)
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
 	"io"
 	"strings"
 	"testing"
@@ -97,7 +99,25 @@ func TestStatusTimeIsAHeartbeat(t *testing.T) {
 	m := f.model(160, 24, io.Discard)
 	m.opt.Now = func() time.Time { return time.Date(2026, 12, 1, 9, 41, 7, 0, time.UTC) }
 	step(m, checkedMsg{changed: false})
-	if v := m.View(); !strings.Contains(v, "refreshed 09:41:07Z") {
+	if v := m.View(); !strings.Contains(v, "updated 09:41:07Z") {
 		t.Fatalf("the status bar's time did not move:\n%s", v)
+	}
+}
+
+// TestStatusClockLabelledAtEveryWidth: the status bar's clock says what
+// it is ("updated"), and below 100 columns it leads the line in a
+// shorter form instead of being cut off its end.
+func TestStatusClockLabelledAtEveryWidth(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:c-1", "refund", "x", "refund-bot")
+	m := f.model(80, 20, io.Discard)
+	for _, c := range []struct {
+		w    int
+		want string
+	}{{40, "upd 09:30:00 · ledger"}, {60, "upd 09:30:00 · ledger"}, {99, "upd 09:30:00 · ledger"}, {120, "· updated 09:30:00Z"}, {200, "· updated 09:30:00Z"}} {
+		m.Update(tea.WindowSizeMsg{Width: c.w, Height: 20})
+		if v := m.View(); !strings.Contains(v, c.want) {
+			t.Fatalf("at %d columns the status bar lacks %q:\n%s", c.w, c.want, v)
+		}
 	}
 }

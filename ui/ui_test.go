@@ -736,8 +736,8 @@ func TestLiveFilterIgnoresCase(t *testing.T) {
 	tm.Type("zzz")
 	waitFor(t, tm, `Nothing here matches the filter "ALPHAzzz"`)
 	m := finalModel(t, tm)
-	if m.filter != "ALPHAzzz" {
-		t.Fatalf("filter = %q", m.filter)
+	if m.filter.Value() != "ALPHAzzz" {
+		t.Fatalf("filter = %q", m.filter.Value())
 	}
 }
 
@@ -950,8 +950,9 @@ func listedKeys(m *Model) []string {
 }
 
 // TestPendingSortsByDeadline: Pending lists the soonest deadline first by
-// default, whatever the order of arrival; s cycles to newest first, then
-// oldest first, then back, and says which; the header shows the order.
+// default, whatever the order of arrival; s moves the order to the next
+// column (age, key, kind, agent, then back), S reverses it, each says
+// which, and the header marks the column and its direction.
 func TestPendingSortsByDeadline(t *testing.T) {
 	f := newFixture(t)
 	f.s.SetPolicy(ctx, approvals.Rule{Pattern: "urgent", Mode: approvals.Approval, TTL: 5 * time.Minute}, "root")
@@ -962,19 +963,25 @@ func TestPendingSortsByDeadline(t *testing.T) {
 	f.guard("refund:r-2", "refund", "x", "bot") // due 10:02
 	m := f.model(100, 30, io.Discard)
 	for _, want := range []struct {
+		press  string
 		keys   []string
 		header string
 		said   string
 	}{
-		{[]string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", ""},
-		{[]string{"refund:r-2", "urgent:u-1", "refund:r-1"}, "key ", "sorted by newest first (s cycles)"},
-		{[]string{"refund:r-1", "urgent:u-1", "refund:r-2"}, "key (oldest first)", "sorted by oldest first (s cycles)"},
-		{[]string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", "sorted by soonest deadline (s cycles)"},
+		{"", []string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", ""},
+		{"s", []string{"refund:r-2", "urgent:u-1", "refund:r-1"}, "key (newest first)", "sorted by newest first (s next column, S reverses)"},
+		{"S", []string{"refund:r-1", "urgent:u-1", "refund:r-2"}, "key (oldest first)", "sorted by oldest first"},
+		{"s", []string{"refund:r-1", "refund:r-2", "urgent:u-1"}, "key ▲", "sorted by key ▲"},
+		{"S", []string{"urgent:u-1", "refund:r-2", "refund:r-1"}, "key ▼", "sorted by key ▼"},
+		{"s", []string{"refund:r-2", "refund:r-1", "urgent:u-1"}, "kind ▲", "sorted by kind ▲"}, // ties newest first
+		{"s", []string{"refund:r-2", "urgent:u-1", "refund:r-1"}, "agent ▲", "sorted by agent ▲"},
+		{"s", []string{"urgent:u-1", "refund:r-1", "refund:r-2"}, "due ▲", "sorted by soonest deadline"},
+		{"S", []string{"refund:r-2", "refund:r-1", "urgent:u-1"}, "due ▼", "sorted by latest deadline"},
 	} {
-		if want.said != "" {
-			step(m, press("s"))
-			if m.notice != want.said {
-				t.Fatalf("s said %q, want %q", m.notice, want.said)
+		if want.press != "" {
+			step(m, press(want.press))
+			if !strings.HasPrefix(m.notice, want.said) {
+				t.Fatalf("%s said %q, want %q", want.press, m.notice, want.said)
 			}
 		}
 		if got := listedKeys(m); !slices.Equal(got, want.keys) {
@@ -984,9 +991,9 @@ func TestPendingSortsByDeadline(t *testing.T) {
 			t.Fatalf("the header does not show %q:\n%s", want.header, m.View())
 		}
 	}
-	step(m, press("2")) // Conflicts: a log, one order
+	step(m, press("2")) // Conflicts: a log, sorted by age or key
 	step(m, press("s"))
-	if !strings.Contains(m.notice, "newest first only") {
+	if !strings.Contains(m.notice, "sorted by key ▲") {
 		t.Fatalf("s in Conflicts said %q", m.notice)
 	}
 }
