@@ -11,7 +11,7 @@ import (
 )
 
 // TestPostgresKeyTransactions: on PostgreSQL a transaction that moves one
-// action locks its key, not the ledger (schema 11). While another session
+// action locks its key, not the ledger (schema 13). While another session
 // holds key run:a's locks in an open transaction, a guard of run:b
 // completes, a guard of run:a (or of the same logical key under an
 // epoch) waits, and so does a writer of ledger-wide facts (a rule), which

@@ -80,7 +80,7 @@ func (c *wireCounter) calls(t *testing.T, what string, fn func() error) int {
 // common calls on a warm store (its statements prepared): a guard that
 // permits a new key, its report, a retry of the settled key and a status.
 // Issue 25's goal is one each; this test fails when a change adds any
-// above what schema 11 reached, or holds the chain head longer, and its
+// above what schema 13 reached, or holds the chain head longer, and its
 // log names each statement sent.
 func TestPostgresRoundTrips(t *testing.T) {
 	u := pgtest.DB(t)
@@ -129,7 +129,7 @@ func TestPostgresRoundTrips(t *testing.T) {
 		}
 	}
 	// A key transaction holds the chain head for its last statement and
-	// its COMMIT only (schema 11): before, a guard held it from its first
+	// its COMMIT only (schema 13): before, a guard held it from its first
 	// statement to its commit, and no other key's guard could run.
 	for what, n := range held {
 		if n > 2 {

@@ -259,7 +259,7 @@ func flushIndex(ctx context.Context, tx *Tx) error {
 }
 
 // refreshIndexSQL creates tollgate_refresh_index on PostgreSQL (schema
-// 8's step, replaced at schema 11's): the projection row derived from the
+// 8's step, replaced at schema 13's): the projection row derived from the
 // facts with the very stage, deadline and update-time rules verify checks
 // it against. It is PL/pgSQL, not SQL, because a SQL function's body is
 // parsed and planned again on every call (1.3 ms of a guard's server time,

@@ -250,7 +250,7 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 // seals every fact row written before events committed their rows; the
 // first on PostgreSQL) gives the ledger its identity, and from schema 7 on
 // the chain_head row names the events it appended; schema 8 marks where
-// version 1 statements end on a ledger that holds signatures; schema 11
+// version 1 statements end on a ledger that holds signatures; schema 13
 // makes PostgreSQL's projection function anew.
 func afterMigration(now func() time.Time, rebind func(string) string) engine.Migration {
 	return func(ctx context.Context, stx *sql.Tx, version int) error {
@@ -258,7 +258,7 @@ func afterMigration(now func() time.Time, rebind func(string) string) engine.Mig
 			return nil
 		}
 		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
-		if version == 11 && rebind != nil { // PostgreSQL: the projection function kept planned
+		if version == 13 && rebind != nil { // PostgreSQL: the projection function kept planned
 			return createServerFunctions(ctx, stx)
 		}
 		if version == 8 {
