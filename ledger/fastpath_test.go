@@ -119,20 +119,7 @@ func TestRetryFastPathMatchesFullPath(t *testing.T) {
 func TestRetryLookupUsesCoveringIndex(t *testing.T) {
 	sqliteOnly(t)
 	s, _ := openTest(t)
-	rows, err := s.r.Query("EXPLAIN QUERY PLAN "+fastQuery(s.eng), "k")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
+	plan := queryPlan(t, s.r, fastQuery(s.eng), "k")
 	if got := strings.Join(plan, "; "); got != "SEARCH action_index USING COVERING INDEX action_index_answer (action_key=?)" {
 		t.Fatalf("plan = %q", got)
 	}

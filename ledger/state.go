@@ -106,17 +106,30 @@ func stateFrom(stage State, deadline, now int64) State {
 	return stage
 }
 
+// openStages is the WHERE term of the partial index action_index_open
+// (migration 0012): the stages of actions still waiting on someone. A
+// query for them repeats it word for word, because SQLite uses a partial
+// index only when the query's WHERE has the index's term (it does not
+// prove that stage = 'pending' implies it); TestOpenWorkUsesThePartialIndex
+// reads the plans.
+const openStages = "stage IN ('pending', 'approved', 'executing', 'uncertain')"
+
 // stateSQL returns a WHERE fragment over action_index selecting one state.
+// Open work is found through the partial index; a settled state is a
+// scan of the projection (settled history is read by key, in chain order,
+// or by a scan that shows its progress: Filter.MinID).
 func stateSQL(st State, now int64) (string, []any) {
 	switch st {
 	case StatePending:
-		return "stage = 'pending' AND deadline_ms > ?", []any{now}
+		return openStages + " AND stage = 'pending' AND deadline_ms > ?", []any{now}
 	case StateExpired:
-		return "stage = 'pending' AND deadline_ms <= ?", []any{now}
+		return openStages + " AND stage = 'pending' AND deadline_ms <= ?", []any{now}
 	case StateExecuting:
-		return "stage = 'executing' AND deadline_ms > ?", []any{now}
+		return openStages + " AND stage = 'executing' AND deadline_ms > ?", []any{now}
 	case StateUncertain:
-		return "(stage = 'uncertain' OR (stage = 'executing' AND deadline_ms <= ?))", []any{now}
+		return openStages + " AND stage IN ('uncertain', 'executing') AND (stage = 'uncertain' OR deadline_ms <= ?)", []any{now}
+	case StateApproved:
+		return openStages + " AND stage = 'approved'", nil
 	}
 	return "stage = ?", []any{string(st)}
 }

@@ -1,0 +1,12 @@
+-- Compact storage (schema 12, issue 27), as on SQLite: secondary indexes
+-- serve open work. The five indexes over every action (stage, logical
+-- key, agent, kind, epoch) give way to one partial index over the actions
+-- still waiting on someone; settled history is read by key, in chain
+-- order, or by a scan that shows its progress.
+DROP INDEX action_index_stage;
+DROP INDEX action_index_logical;
+DROP INDEX action_index_agent;
+DROP INDEX action_index_kind;
+DROP INDEX action_index_epoch;
+CREATE INDEX action_index_open ON action_index(stage, deadline_ms)
+    WHERE stage IN ('pending', 'approved', 'executing', 'uncertain');
