@@ -254,9 +254,11 @@ func walFrames(b *testing.B, path string) int64 {
 // BenchmarkFootprint measures what one action costs on disk, beside the
 // seed's bare table in the same run: pages written per commit (WAL frames
 // over 40 commits on a fresh file) and bytes per action (the file after
-// 2,000 actions, checkpointed). Reported, with the goals of issue "write
-// path" (≤ 8 pages per guard; ≤ 4x the seed's bytes for Record and ≤ 8x
-// for Guard), not yet met.
+// 2,000 actions, checkpointed). The goals of issue 27 (≤ 6 pages per
+// Record, ≤ 8 per Guard; ≤ 4x the seed's bytes for Record and ≤ 8x for
+// Guard) are not met; it fails above the figures schema 12 reached
+// (docs/performance.md), so that what was won is kept. Pages and bytes do
+// not depend on the disk's speed: one run is a measurement.
 func BenchmarkFootprint(b *testing.B) {
 	const commits, actions = 40, 2000
 	type variant struct {
@@ -283,7 +285,7 @@ func BenchmarkFootprint(b *testing.B) {
 		}},
 	}
 	for n := 0; n < b.N; n++ {
-		bytes := map[string]float64{}
+		bytes, pages := map[string]float64{}, map[string]float64{}
 		for _, v := range vs {
 			path := filepath.Join(b.TempDir(), v.name+".db")
 			var s *Store
@@ -308,7 +310,8 @@ func BenchmarkFootprint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(walFrames(b, path)-before)/commits, v.name+"-pages/commit")
+			pages[v.name] = float64(walFrames(b, path)-before) / commits
+			b.ReportMetric(pages[v.name], v.name+"-pages/commit")
 			checkpoint(b, w)
 			fi0, _ := os.Stat(path)
 			for i := commits; i < commits+actions; i++ {
@@ -326,6 +329,20 @@ func BenchmarkFootprint(b *testing.B) {
 		}
 		b.ReportMetric(bytes["record"]/bytes["seed"], "record/seed-bytes")
 		b.ReportMetric(bytes["guard"]/bytes["seed"], "guard/seed-bytes")
+		for _, g := range [...]struct {
+			name  string
+			got   float64
+			bound float64
+		}{
+			{"Record pages per commit", pages["record"], 9.5},
+			{"Guard pages per commit", pages["guard"], 14},
+			{"Record bytes per action / the seed's", bytes["record"] / bytes["seed"], 10},
+			{"Guard bytes per action / the seed's", bytes["guard"] / bytes["seed"], 20},
+		} {
+			if g.got > g.bound {
+				b.Errorf("%s: %.2f, over the %.1f schema 12 reached", g.name, g.got, g.bound)
+			}
+		}
 	}
 }
 

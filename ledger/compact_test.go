@@ -209,3 +209,47 @@ func count(rows []Row, st State) int {
 	}
 	return n
 }
+
+// TestListWindow pages a filter over settled history one window of ids
+// at a time (MinID with BeforeID), as a console that shows the progress
+// of a scan does: each window holds exactly the matching rows whose ids
+// fall in it, newest first, and the windows together hold them all.
+func TestListWindow(t *testing.T) {
+	s, _ := openTest(t)
+	for i := 0; i < 12; i++ {
+		agent := "even"
+		if i%2 == 1 {
+			agent = "odd"
+		}
+		if _, err := s.Record(ctx, fmt.Sprintf("w:%02d", i), Payload{"note", "t", fmt.Sprint(i)}, RecordOptions{Agent: agent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := s.List(ctx, Filter{Agent: "odd", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 6 {
+		t.Fatalf("%d odd rows, want 6", len(all))
+	}
+	c, err := s.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Row
+	for before := c.All + 1; before > 1; before -= 5 {
+		rows, err := s.List(ctx, Filter{Agent: "odd", MinID: max(before-5, 1), BeforeID: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.ID < before-5 || r.ID >= before {
+				t.Fatalf("window [%d, %d) returned id %d", before-5, before, r.ID)
+			}
+		}
+		got = append(got, rows...)
+	}
+	if !slices.EqualFunc(got, all, func(a, b Row) bool { return a.Key == b.Key }) {
+		t.Fatalf("the windows hold %v, the whole list %v", got, all)
+	}
+}

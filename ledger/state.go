@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,8 +149,8 @@ type indexRow struct {
 }
 
 // fastCols is the part of a key's index row that answers an identical
-// retry, as one text value, read from the covering index of migration
-// 0004 (the expression there must be the same text). One value rather
+// retry, as one text value (until schema 12 read from a covering index;
+// now from the projection's row, found by its key). One value rather
 // than seven columns: each column a query returns costs the driver three
 // calls into SQLite (type, length, text), which made a retry a third
 // slower than a bare primary-key SELECT. The fields of fixed shape come
@@ -162,11 +161,9 @@ type indexRow struct {
 // payload with the stored digest has the stored kind.
 const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retained + 2 * redacted) || context_sha256 || ' ' || agent"
 
-// fastQuery names the index so that the lookup cannot silently fall back
-// to the table if the planner prefers the key's unique index.
-func fastQuery(eng engine.Engine) string {
-	return "SELECT " + fastCols + " FROM action_index" + eng.IndexedBy("action_index_answer") + " WHERE action_key = ?"
-}
+// fastQuery is the lookup of an identical retry: on SQLite one search of
+// the projection, which is keyed by the action key (schema 12).
+const fastQuery = "SELECT " + fastCols + " FROM action_index WHERE action_key = ?"
 
 // fastLookup answers the common case, an identical retry, with one
 // statement outside any transaction (a single statement is its own
@@ -184,7 +181,7 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest
 		// transaction a query on it takes no write lock, so an agent
 		// polling a pending key does not queue behind writers. It asks
 		// once, so the query is not kept prepared.
-		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery(s.eng)), key)
+		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery), key)
 	default:
 		return r, false
 	}
