@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
@@ -251,5 +252,51 @@ func TestListWindow(t *testing.T) {
 	}
 	if !slices.EqualFunc(got, all, func(a, b Row) bool { return a.Key == b.Key }) {
 		t.Fatalf("the windows hold %v, the whole list %v", got, all)
+	}
+}
+
+// TestAnswerColumn checks that the projection's stored answer (schema
+// 12), which an identical retry reads alone, holds exactly fastCols on
+// every row: after a record, a redacted record, a guard with context,
+// an approval request and its decision. A drift between the column's
+// expression and unpack would make every retry take the slow path or,
+// worse, answer from a stale value.
+func TestAnswerColumn(t *testing.T) {
+	s, _ := openTest(t)
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval}, "root")
+	s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
+	c, err := ParseContext([]byte(`{"amount": 5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Record(ctx, "a:1", Payload{"note", "t", "b"}, RecordOptions{Agent: "x y"}))
+	must(s.Record(ctx, "a:2", Payload{"note", "t", "b"}, RecordOptions{Redact: true}))
+	must(s.Guard(ctx, "a:3", Payload{"auto", "t", "b"}, GuardOptions{Agent: "bot", Context: c}))
+	must(s.Guard(ctx, "a:4", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"}))
+	must(s.Guard(ctx, "a:5", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"}))
+	must(s.Approve(ctx, "a:5", "alice", "ok"))
+	db := rawDB(t, testPath(s))
+	var n, bad int
+	if err := db.QueryRow("SELECT count(*), count(*) FILTER (WHERE answer <> ("+fastCols+")) FROM action_index").Scan(&n, &bad); err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 || bad != 0 {
+		t.Fatalf("%d of %d projection rows hold an answer other than fastCols", bad, n)
+	}
+	for _, k := range []string{"a:1", "a:3", "a:5"} {
+		var v string
+		if err := db.QueryRow("SELECT answer FROM action_index WHERE action_key = ?", k).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		var r indexRow
+		if !r.unpack(v) {
+			t.Fatalf("%s: the answer %q does not unpack", k, v)
+		}
 	}
 }

@@ -149,8 +149,11 @@ type indexRow struct {
 }
 
 // fastCols is the part of a key's index row that answers an identical
-// retry, as one text value (until schema 12 read from a covering index;
-// now from the projection's row, found by its key). One value rather
+// retry, as one text value: the expression of the projection's generated
+// column answer (migration 0012 on both engines; until then a covering
+// index's, migration 0004), which TestAnswerColumn compares with it on
+// every row. Stored with the row, so a retry reads one column and
+// evaluates nothing. One value rather
 // than seven columns: each column a query returns costs the driver three
 // calls into SQLite (type, length, text), which made a retry a third
 // slower than a bare primary-key SELECT. The fields of fixed shape come
@@ -162,8 +165,9 @@ type indexRow struct {
 const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retained + 2 * redacted) || context_sha256 || ' ' || agent"
 
 // fastQuery is the lookup of an identical retry: on SQLite one search of
-// the projection, which is keyed by the action key (schema 12).
-const fastQuery = "SELECT " + fastCols + " FROM action_index WHERE action_key = ?"
+// the projection, which is keyed by the action key (schema 12), for one
+// stored column.
+const fastQuery = "SELECT answer FROM action_index WHERE action_key = ?"
 
 // fastLookup answers the common case, an identical retry, with one
 // statement outside any transaction (a single statement is its own

@@ -15,3 +15,9 @@ CREATE INDEX action_index_open ON action_index(stage, deadline_ms)
 -- the one before it, so a copied hash is already a broken link: the
 -- unique index on hash was an index write per event for nothing.
 ALTER TABLE events DROP CONSTRAINT IF EXISTS events_hash_key;
+
+-- An identical retry's answer as one stored value (fastCols in state.go,
+-- the same expression as SQLite's), so that the lookup reads one column
+-- on both engines.
+ALTER TABLE action_index ADD COLUMN answer text COLLATE "C" GENERATED ALWAYS AS
+    (payload_sha256 || stage || ' ' || deadline_ms::text || ' ' || (retained + 2 * redacted)::text || context_sha256 || ' ' || agent) STORED;
