@@ -131,6 +131,20 @@ func TestUpgradeKeepsTheHead(t *testing.T) {
 	if v != SchemaVersion() {
 		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion())
 	}
+	// The rebuild ran with foreign keys off: every reference still holds,
+	// and the writer has them on again.
+	var fk int
+	if err := s.w.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Fatalf("foreign keys on the writer after the upgrade: %d, %v", fk, err)
+	}
+	if rows, err := s.w.Query("PRAGMA foreign_key_check"); err != nil {
+		t.Fatal(err)
+	} else {
+		if rows.Next() {
+			t.Error("the upgraded ledger has a reference that no longer holds")
+		}
+		rows.Close()
+	}
 	rep, err := s.Verify(ctx)
 	if err != nil {
 		t.Fatal(err)
