@@ -9,8 +9,7 @@
 -- executing and uncertain. A query for open work repeats the index's
 -- WHERE term (openStages in state.go, the same expression) so that
 -- SQLite's planner, which matches terms, can use it; a test reads the
--- query plans.
--- The projection's rebuild below drops them with the old table.
+-- query plans. The five go with the old projection table, rebuilt below.
 
 -- Tables rebuilt (copied once, renamed; each keeps its columns in order,
 -- its checks and its append-only triggers), each to one b-tree fewer per
