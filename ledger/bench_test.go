@@ -207,8 +207,8 @@ func BenchmarkRatios(b *testing.B) {
 	raw_, seed_, new_, guard, sel_, retry := med(tRaw), med(tSeed), med(tNew), med(tGuard), med(tSel), med(tRetry)
 	b.ReportMetric(raw_, "raw-insert-us")
 	b.ReportMetric(seed_, "seed-insert-us")
-	// Against the seed's bare table, the honest baseline (issue "write
-	// path": goals 0.8 and 0.6, reported here, not yet met).
+	// Against the seed's bare table, the honest baseline (issue 27:
+	// goals 0.8 and 0.6, not met; bounded below).
 	b.ReportMetric(seed_/new_, "new/seed")
 	b.ReportMetric(seed_/guard, "guard/seed")
 	b.ReportMetric(new_, "record-new-us")
@@ -234,6 +234,16 @@ func BenchmarkRatios(b *testing.B) {
 	if raw_/new_ < 0.6 {
 		b.Errorf("Record of a new key runs at %.2f of the raw insert; the goal is at least 0.6", raw_/new_)
 	}
+	// Against the seed's bare table (issue 27's goals, 0.8 and 0.6, not
+	// met): bounds near what schema 12 reached (0.51-0.52 and 0.34-0.35
+	// on a loaded machine; 0.39-0.45 and 0.27-0.30 before it), so that
+	// what was won is kept (docs/performance.md#compact-storage).
+	if seed_/new_ < 0.45 {
+		b.Errorf("Record of a new key runs at %.2f of the seed's bare insert; schema 12 reached 0.51 (goal 0.8)", seed_/new_)
+	}
+	if seed_/guard < 0.3 {
+		b.Errorf("Guard of a new key runs at %.2f of the seed's bare insert; schema 12 reached 0.34 (goal 0.6)", seed_/guard)
+	}
 	if paired := pairs[len(pairs)/2]; paired < 0.9 {
 		b.Errorf("an identical Record retry runs at %.3f of a bare primary-key SELECT (median of paired ratios); the goal is at least 0.9", paired)
 	}
@@ -254,9 +264,11 @@ func walFrames(b *testing.B, path string) int64 {
 // BenchmarkFootprint measures what one action costs on disk, beside the
 // seed's bare table in the same run: pages written per commit (WAL frames
 // over 40 commits on a fresh file) and bytes per action (the file after
-// 2,000 actions, checkpointed). Reported, with the goals of issue "write
-// path" (≤ 8 pages per guard; ≤ 4x the seed's bytes for Record and ≤ 8x
-// for Guard), not yet met.
+// 2,000 actions, checkpointed). The goals of issue 27 (≤ 6 pages per
+// Record, ≤ 8 per Guard; ≤ 4x the seed's bytes for Record and ≤ 8x for
+// Guard) are not met; it fails above the figures schema 12 reached
+// (docs/performance.md), so that what was won is kept. Pages and bytes do
+// not depend on the disk's speed: one run is a measurement.
 func BenchmarkFootprint(b *testing.B) {
 	const commits, actions = 40, 2000
 	type variant struct {
@@ -283,7 +295,7 @@ func BenchmarkFootprint(b *testing.B) {
 		}},
 	}
 	for n := 0; n < b.N; n++ {
-		bytes := map[string]float64{}
+		bytes, pages := map[string]float64{}, map[string]float64{}
 		for _, v := range vs {
 			path := filepath.Join(b.TempDir(), v.name+".db")
 			var s *Store
@@ -308,7 +320,8 @@ func BenchmarkFootprint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(walFrames(b, path)-before)/commits, v.name+"-pages/commit")
+			pages[v.name] = float64(walFrames(b, path)-before) / commits
+			b.ReportMetric(pages[v.name], v.name+"-pages/commit")
 			checkpoint(b, w)
 			fi0, _ := os.Stat(path)
 			for i := commits; i < commits+actions; i++ {
@@ -326,6 +339,20 @@ func BenchmarkFootprint(b *testing.B) {
 		}
 		b.ReportMetric(bytes["record"]/bytes["seed"], "record/seed-bytes")
 		b.ReportMetric(bytes["guard"]/bytes["seed"], "guard/seed-bytes")
+		for _, g := range [...]struct {
+			name  string
+			got   float64
+			bound float64
+		}{
+			{"Record pages per commit", pages["record"], 10.5},
+			{"Guard pages per commit", pages["guard"], 15},
+			{"Record bytes per action / the seed's", bytes["record"] / bytes["seed"], 11},
+			{"Guard bytes per action / the seed's", bytes["guard"] / bytes["seed"], 21},
+		} {
+			if g.got > g.bound {
+				b.Errorf("%s: %.2f, over the %.1f schema 12 reached", g.name, g.got, g.bound)
+			}
+		}
 	}
 }
 

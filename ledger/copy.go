@@ -117,10 +117,23 @@ func copyRows(ctx context.Context, from *Store, eng *postgres.Engine) error {
 	return tx.Commit()
 }
 
-// copyTable copies one table's rows, many per statement, column by
-// column as the source names them; rebind gives the target's placeholders.
+// copyTable copies one table's rows from an SQLite source, many per
+// statement, column by column as the source names them; rebind gives the
+// target's placeholders.
 func copyTable(ctx context.Context, src *Tx, dst *sql.Tx, table string, rebind func(string) string) error {
-	return copyColumns(ctx, src, dst, table, postgres.Table(table), "*", rebind)
+	cols, err := storedColumns(ctx, src, table)
+	if err != nil {
+		return err
+	}
+	return copyColumns(ctx, src, dst, table, postgres.Table(table), strings.Join(cols, ", "), rebind)
+}
+
+// storedColumns names an SQLite table's columns in order, without its
+// generated ones (the projection's answer, schema 12), which a target
+// computes itself and refuses to be given.
+func storedColumns(ctx context.Context, tx *Tx, table string) ([]string, error) {
+	return queryRows(ctx, tx, "SELECT name FROM pragma_table_info('"+table+"') ORDER BY cid", nil,
+		func(r *sql.Rows, c *string) error { return r.Scan(c) })
 }
 
 // copyColumns is copyTable for the columns cols names ("*": all), into
@@ -202,8 +215,7 @@ func copyToSQLite(ctx context.Context, from *Store, dst string) error {
 		for _, table := range copyOrder {
 			// The file's columns: PostgreSQL keeps a little more (a
 			// decision's database role), which no row hash covers.
-			cols, err := queryRows(ctx, &Tx{tx: tx, cache: newStmtCache(nil, true, nil)}, "SELECT name FROM pragma_table_info('"+table+"') ORDER BY cid", nil,
-				func(r *sql.Rows, c *string) error { return r.Scan(c) })
+			cols, err := storedColumns(ctx, &Tx{tx: tx, cache: newStmtCache(nil, true, nil)}, table)
 			if err != nil {
 				return err
 			}

@@ -123,6 +123,10 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 	return out, err
 }
 
+// stalePendingQuery finds the requests still pending under an epoch other
+// than the active one, through the partial index of open work.
+const stalePendingQuery = "SELECT action_key, agent FROM action_index WHERE " + openStages + " AND stage = 'pending' AND deadline_ms > ? AND epoch <> ?"
+
 // fenceStalePending logs, as the epoch changes, a fenced call for each
 // request still pending under another epoch: it can never be approved
 // now (decide refuses it), so the console lists it under Fenced at once
@@ -130,8 +134,7 @@ func (s *Store) ActivateEpoch(ctx context.Context, epoch, operator string) (Epoc
 // candidates; each is checked against its facts before it is logged.
 func fenceStalePending(ctx context.Context, tx *Tx, active string, now int64) error {
 	type cand struct{ key, agent string }
-	cands, err := queryRows(ctx, tx, "SELECT action_key, agent FROM action_index WHERE stage = 'pending' AND deadline_ms > ? AND epoch <> ?",
-		[]any{now, active}, func(r *sql.Rows, c *cand) error { return r.Scan(&c.key, &c.agent) })
+	cands, err := queryRows(ctx, tx, stalePendingQuery, []any{now, active}, func(r *sql.Rows, c *cand) error { return r.Scan(&c.key, &c.agent) })
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,13 @@ type Filter struct {
 	After *Row
 	// BeforeID pages backwards: only rows with an id below it.
 	BeforeID int64
+	// MinID keeps only rows with an id at or above it. Filters other than
+	// open work (All by agent, kind, prefix or text; a settled state) scan
+	// the projection, which has no index on them (schema 12): with BeforeID
+	// it bounds one step of such a scan to a window of ids, so that a
+	// caller can show how far it has come (ids run from 1 to Counts.All)
+	// and stop, instead of waiting for a scan of every action.
+	MinID int64
 	// Limit caps the rows returned; zero means 100.
 	Limit int
 }
@@ -104,15 +111,37 @@ type Row struct {
 // List returns actions in f.Order (newest first by default), one page at a time through the
 // action index; it never loads every row.
 func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
+	now := toMS(s.now()) // the list's one clock reading, bound into its query
+	q, args, err := listQuery(f, now)
+	if err != nil {
+		return nil, err
+	}
+	var out []Row
+	err = s.read(ctx, func(tx *Tx) (err error) {
+		out, err = queryRows(ctx, tx, q, args, func(rows *sql.Rows, r *Row) error {
+			var stage State
+			var dl, up int64
+			if err := rows.Scan(&r.ID, &r.Key, &r.Logical, &r.Epoch, &r.Kind, &r.Agent, &stage, &dl, &up); err != nil {
+				return err
+			}
+			r.State, r.Deadline, r.Updated = stateFrom(stage, dl, now), fromMS(dl), fromMS(up)
+			return nil
+		})
+		return err
+	})
+	return out, err
+}
+
+// listQuery is List's statement for f at the time now.
+func listQuery(f Filter, now int64) (string, []any, error) {
 	if f.Limit <= 0 || f.Limit > 10000 {
 		f.Limit = 100
 	}
-	now := toMS(s.now()) // the list's one clock reading, bound into its query
 	var where []string
 	var args []any
 	if f.State != "" {
 		if _, err := ParseState(string(f.State)); err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		w, a := stateSQL(f.State, now)
 		where, args = append(where, w), append(args, a...)
@@ -142,6 +171,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 	if f.BeforeID > 0 {
 		where, args = append(where, "id < ?"), append(args, f.BeforeID)
 	}
+	if f.MinID > 0 {
+		where, args = append(where, "id >= ?"), append(args, f.MinID)
+	}
 	by, cond, cargs := orderSQL(f.Order, f.After)
 	if cond != "" {
 		where, args = append(where, cond), append(args, cargs...)
@@ -151,21 +183,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Row, error) {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY " + by + " LIMIT ?"
-	args = append(args, f.Limit)
-	var out []Row
-	err := s.read(ctx, func(tx *Tx) (err error) {
-		out, err = queryRows(ctx, tx, q, args, func(rows *sql.Rows, r *Row) error {
-			var stage State
-			var dl, up int64
-			if err := rows.Scan(&r.ID, &r.Key, &r.Logical, &r.Epoch, &r.Kind, &r.Agent, &stage, &dl, &up); err != nil {
-				return err
-			}
-			r.State, r.Deadline, r.Updated = stateFrom(stage, dl, now), fromMS(dl), fromMS(up)
-			return nil
-		})
-		return err
-	})
-	return out, err
+	return q, append(args, f.Limit), nil
 }
 
 // Counts are the sizes of the console's views.
@@ -186,19 +204,27 @@ func (s *Store) Counts(ctx context.Context) (Counts, error) {
 	return read(ctx, s, func(tx *Tx) (Counts, error) {
 		var c Counts
 		var p, e int64 // the next pending and executing deadlines, 0 for none
-		pw, pa := stateSQL(StatePending, tx.now)
-		err := tx.QueryRowContext(ctx, `SELECT
-			(SELECT count(*) FROM action_index WHERE `+pw+`),
-			(SELECT count(*) FROM action_index WHERE stage = 'uncertain') + (SELECT count(*) FROM action_index WHERE stage = 'executing' AND deadline_ms <= ?),
-			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
-			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
-			`+s.eng.RowCount("action_index")+`,
-			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'pending' AND deadline_ms > ?),
-			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE stage = 'executing' AND deadline_ms > ?)`,
-			append(pa, tx.now, tx.now, tx.now)...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All, &p, &e)
+		q, args := countsQuery(s.eng, tx.now)
+		err := tx.QueryRowContext(ctx, q, args...).Scan(&c.Pending, &c.Uncertain, &c.Conflicts, &c.Fenced, &c.All, &p, &e)
 		c.Next = fromMS(earliest(p, e))
 		return c, err
 	})
+}
+
+// countsQuery is Counts' statement at the time now: each view of open
+// work through the partial index, All from the ids.
+func countsQuery(eng engine.Engine, now int64) (string, []any) {
+	pw, pa := stateSQL(StatePending, now)
+	uw, ua := stateSQL(StateUncertain, now)
+	return `SELECT
+			(SELECT count(*) FROM action_index WHERE ` + pw + `),
+			(SELECT count(*) FROM action_index WHERE ` + uw + `),
+			(SELECT count(*) FROM conflicts c WHERE NOT EXISTS (SELECT 1 FROM conflict_reviews r WHERE r.conflict_id = c.id)),
+			(SELECT count(*) FROM fenced f WHERE NOT EXISTS (SELECT 1 FROM fenced_reviews r WHERE r.fenced_id = f.id)),
+			` + eng.RowCount("action_index") + `,
+			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE ` + openStages + ` AND stage = 'pending' AND deadline_ms > ?),
+			(SELECT coalesce(min(deadline_ms), 0) FROM action_index WHERE ` + openStages + ` AND stage = 'executing' AND deadline_ms > ?)`,
+		append(append(pa, ua...), now, now)
 }
 
 // ConflictRow is one logged conflict.

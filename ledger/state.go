@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,17 +105,30 @@ func stateFrom(stage State, deadline, now int64) State {
 	return stage
 }
 
+// openStages is the WHERE term of the partial index action_index_open
+// (migration 0012): the stages of actions still waiting on someone. A
+// query for them repeats it word for word, because SQLite uses a partial
+// index only when the query's WHERE has the index's term (it does not
+// prove that stage = 'pending' implies it); TestOpenWorkUsesThePartialIndex
+// reads the plans.
+const openStages = "stage IN ('pending', 'approved', 'executing', 'uncertain')"
+
 // stateSQL returns a WHERE fragment over action_index selecting one state.
+// Open work is found through the partial index; a settled state is a
+// scan of the projection (settled history is read by key, in chain order,
+// or by a scan that shows its progress: Filter.MinID).
 func stateSQL(st State, now int64) (string, []any) {
 	switch st {
 	case StatePending:
-		return "stage = 'pending' AND deadline_ms > ?", []any{now}
+		return openStages + " AND stage = 'pending' AND deadline_ms > ?", []any{now}
 	case StateExpired:
-		return "stage = 'pending' AND deadline_ms <= ?", []any{now}
+		return openStages + " AND stage = 'pending' AND deadline_ms <= ?", []any{now}
 	case StateExecuting:
-		return "stage = 'executing' AND deadline_ms > ?", []any{now}
+		return openStages + " AND stage = 'executing' AND deadline_ms > ?", []any{now}
 	case StateUncertain:
-		return "(stage = 'uncertain' OR (stage = 'executing' AND deadline_ms <= ?))", []any{now}
+		return openStages + " AND stage IN ('uncertain', 'executing') AND (stage = 'uncertain' OR deadline_ms <= ?)", []any{now}
+	case StateApproved:
+		return openStages + " AND stage = 'approved'", nil
 	}
 	return "stage = ?", []any{string(st)}
 }
@@ -137,8 +149,11 @@ type indexRow struct {
 }
 
 // fastCols is the part of a key's index row that answers an identical
-// retry, as one text value, read from the covering index of migration
-// 0004 (the expression there must be the same text). One value rather
+// retry, as one text value: the expression of the projection's generated
+// column answer (migration 0012 on both engines; until then a covering
+// index's, migration 0004), which TestAnswerColumn compares with it on
+// every row. Stored with the row, so a retry reads one column and
+// evaluates nothing. One value rather
 // than seven columns: each column a query returns costs the driver three
 // calls into SQLite (type, length, text), which made a retry a third
 // slower than a bare primary-key SELECT. The fields of fixed shape come
@@ -149,11 +164,10 @@ type indexRow struct {
 // payload with the stored digest has the stored kind.
 const fastCols = "payload_sha256 || stage || ' ' || deadline_ms || ' ' || (retained + 2 * redacted) || context_sha256 || ' ' || agent"
 
-// fastQuery names the index so that the lookup cannot silently fall back
-// to the table if the planner prefers the key's unique index.
-func fastQuery(eng engine.Engine) string {
-	return "SELECT " + fastCols + " FROM action_index" + eng.IndexedBy("action_index_answer") + " WHERE action_key = ?"
-}
+// fastQuery is the lookup of an identical retry: on SQLite one search of
+// the projection, which is keyed by the action key (schema 12), for one
+// stored column.
+const fastQuery = "SELECT answer FROM action_index WHERE action_key = ?"
 
 // fastLookup answers the common case, an identical retry, with one
 // statement outside any transaction (a single statement is its own
@@ -171,7 +185,7 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest
 		// transaction a query on it takes no write lock, so an agent
 		// polling a pending key does not queue behind writers. It asks
 		// once, so the query is not kept prepared.
-		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery(s.eng)), key)
+		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery), key)
 	default:
 		return r, false
 	}

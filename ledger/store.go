@@ -236,7 +236,7 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	if s.one {
 		return s, nil // fastLookup asks the writer connection, unprepared
 	}
-	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery(eng))); err != nil {
+	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery)); err != nil {
 		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 	}
 	if s.fastArchived, err = s.r.PrepareContext(ctx, eng.Rebind(fastArchivedQuery)); err != nil {

@@ -421,8 +421,30 @@ func (e *Engine) migrate(ctx context.Context, version int, after engine.Migratio
 	return nil
 }
 
-func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after engine.Migration) error {
-	tx, err := e.w.BeginTx(ctx, nil)
+func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after engine.Migration) (err error) {
+	conn, err := e.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if strings.Contains(m.SQL, "DROP TABLE") {
+		// A migration that rebuilds a table others refer to (schema 12's
+		// permits) drops it and renames a copy into its place.
+		// SQLite's way is with foreign keys off, which takes effect only
+		// outside a transaction: with them on, the drop would delete every
+		// row that refers to it, or fail. The copy keeps every key, so every
+		// reference still holds after it.
+		if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+			return err
+		}
+		defer func() {
+			// The open fails if the connection cannot have them back.
+			if _, ferr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA foreign_keys = ON"); ferr != nil && err == nil {
+				err = ferr
+			}
+		}()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
