@@ -470,10 +470,15 @@ type abandonedError struct {
 	after time.Duration
 }
 
+// Error names the wait and the attempt's own failure (the key is in the
+// caller's words around it; no payload is).
 func (e *abandonedError) Error() string {
 	return fmt.Sprintf("attempt abandoned after %s without an answer (a lock another session holds, or a server or network that stopped answering): %v",
 		e.after, e.err)
 }
+
+// Unwrap keeps the attempt's failure visible: a commitError under it
+// still marks the commit as lost.
 func (e *abandonedError) Unwrap() error { return e.err }
 
 // attemptRetry is the engine, retrying abandoned attempts too.
