@@ -52,6 +52,16 @@ const (
 // gives up; --retry-for or $TOLLGATE_RETRY_FOR set another.
 const DefaultRetryFor = 30 * time.Second
 
+// DefaultAttemptTimeout is how long one attempt of a call may wait for
+// the database's answer before it is abandoned and, within --retry-for,
+// made again on a new connection: a lock another session holds, a server
+// or network that stopped answering, a COMMIT waiting for a synchronous
+// standby that is gone. A write's attempt takes milliseconds; ten seconds
+// leaves room for a slow commit while a 30 s --retry-for still gets
+// three tries. --attempt-timeout or $TOLLGATE_ATTEMPT_TIMEOUT set
+// another; 0 bounds an attempt by --retry-for alone.
+const DefaultAttemptTimeout = 10 * time.Second
+
 // Env is what a command may touch of the outside world.
 type Env struct {
 	Stdin  io.Reader
@@ -120,8 +130,11 @@ type cmdCtx struct {
 	json bool
 	// retryFor bounds how long transient faults are retried.
 	retryFor time.Duration
-	pos      []string
-	stdout   io.Writer
+	// attempt bounds each attempt of a call to the database (and of
+	// opening the ledger).
+	attempt time.Duration
+	pos     []string
+	stdout  io.Writer
 	// cleanup runs when the command ends (an ssh-agent connection).
 	cleanup []func()
 }
@@ -155,6 +168,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	global.SetOutput(io.Discard)
 	db := global.String("db", "", "ledger file (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
 	retryFor := global.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75 (default $TOLLGATE_RETRY_FOR, else 30s)")
+	attempt := global.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried (default $TOLLGATE_ATTEMPT_TIMEOUT, else 10s)")
 	help := global.Bool("help", false, "show help")
 	global.BoolVar(help, "h", false, "show help")
 	onceFlags(global)
@@ -196,7 +210,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	c := &cmdCtx{env: env, stdout: env.Stdout}
 	fs := flag.NewFlagSet("tollgate "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	cdb, cretry := commonFlags(fs, &c.json)
+	cdb, cretry, cattempt := commonFlags(fs, &c.json)
 	run := cmd.bind(fs)
 	onceFlags(fs)
 	c.fs = fs
@@ -217,6 +231,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 		*retryFor = *cretry
 	}
 	if c.retryFor, err = retryBudget(*retryFor, env.Getenv("TOLLGATE_RETRY_FOR")); err != nil {
+		return fail(err)
+	}
+	if *cattempt >= 0 {
+		*attempt = *cattempt
+	}
+	if c.attempt, err = durationSetting(*attempt, env.Getenv("TOLLGATE_ATTEMPT_TIMEOUT"), "attempt-timeout", DefaultAttemptTimeout); err != nil {
 		return fail(err)
 	}
 	if *cdb != "" {
@@ -351,10 +371,11 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 	// asked again with backoff and jitter within the retry budget;
 	// nothing was asked of it, so this is always safe.
 	opt.RetryFor = max(c.retryFor, time.Millisecond)
+	opt.AttemptTimeout = c.attempt
 	deadline := time.Now().Add(c.retryFor)
 	backoff := 100 * time.Millisecond
 	for {
-		s, err := c.env.Open(ctx, path, opt)
+		s, err := c.openAttempt(ctx, path, opt)
 		left := time.Until(deadline)
 		if err == nil || !errors.Is(err, ledger.ErrUnavailable) || left <= 0 {
 			return s, err
@@ -368,32 +389,63 @@ func (c *cmdCtx) openWith(ctx context.Context, opt ledger.Options) (Ledger, erro
 	}
 }
 
+// openAttempt is one attempt at opening the ledger, bounded by
+// --attempt-timeout: a server that accepts the connection and never
+// answers (or a network that drops every packet) is given up and asked
+// again. Opening is safe to repeat (a migration is one transaction that
+// checks the version first), so an attempt cut off is an outage.
+func (c *cmdCtx) openAttempt(ctx context.Context, path string, opt ledger.Options) (Ledger, error) {
+	if c.attempt <= 0 {
+		return c.env.Open(ctx, path, opt)
+	}
+	actx, cancel := context.WithTimeout(ctx, c.attempt)
+	defer cancel()
+	s, err := c.env.Open(actx, path, opt)
+	if err != nil && !errors.Is(err, ledger.ErrUnavailable) && actx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w (opening the ledger: no answer within --attempt-timeout %s: %v)", ledger.ErrUnavailable, c.attempt, err)
+	}
+	return s, err
+}
+
 // commonFlags binds the flags every command takes (--db, --retry-for,
-// --json): Main and the completion scripts read them from here.
-func commonFlags(fs *flag.FlagSet, jsonOut *bool) (db *string, retryFor *time.Duration) {
+// --attempt-timeout, --json): Main and the completion scripts read them
+// from here.
+func commonFlags(fs *flag.FlagSet, jsonOut *bool) (db *string, retryFor, attempt *time.Duration) {
 	db = fs.String("db", "", "ledger file")
 	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
+	attempt = fs.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried")
 	fs.BoolVar(jsonOut, "json", false, "print one JSON object")
-	return db, retryFor
+	return db, retryFor, attempt
 }
 
 // retryBudget is --retry-for, else $TOLLGATE_RETRY_FOR, else the
 // default; at most an hour.
 func retryBudget(flagValue time.Duration, env string) (time.Duration, error) {
+	return durationSetting(flagValue, env, "retry-for", DefaultRetryFor)
+}
+
+// durationSetting is the flag --name when given (not negative), else the
+// environment's $TOLLGATE_NAME, else def; at most an hour.
+func durationSetting(flagValue time.Duration, env, name string, def time.Duration) (time.Duration, error) {
 	d := flagValue
 	if d < 0 && env != "" {
 		var err error
 		if d, err = time.ParseDuration(env); err != nil || d < 0 {
-			return 0, fmt.Errorf("%w: TOLLGATE_RETRY_FOR=%q: a duration such as 30s (%v)", ledger.ErrInvalidInput, safetext.Escape(env), err)
+			return 0, fmt.Errorf("%w: %s=%q: a duration such as 30s (%v)", ledger.ErrInvalidInput, envName(name), safetext.Escape(env), err)
 		}
 	}
 	if d < 0 {
-		d = DefaultRetryFor
+		d = def
 	}
 	if d > time.Hour {
-		return 0, fmt.Errorf("%w: --retry-for is at most 1h (got %s)", ledger.ErrInvalidInput, d)
+		return 0, fmt.Errorf("%w: --%s is at most 1h (got %s)", ledger.ErrInvalidInput, name, d)
 	}
 	return d, nil
+}
+
+// envName is the environment variable a flag defaults from.
+func envName(flagName string) string {
+	return "TOLLGATE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
 // key returns the one positional key argument.

@@ -71,6 +71,7 @@ func globalFlags() []flagSpec {
 	return []flagSpec{
 		{name: "db", usage: "ledger file or postgres:// URL", value: true, file: true},
 		{name: "retry-for", usage: "how long to ride out a transient fault", value: true},
+		{name: "attempt-timeout", usage: "how long one attempt may wait for the database", value: true},
 		{name: "help", usage: "show help"},
 	}
 }

@@ -242,7 +242,7 @@ func isCommandWord(w string) bool {
 }
 
 // globalValueFlags take a value before the command word.
-var globalValueFlags = []string{"db", "retry-for"}
+var globalValueFlags = []string{"db", "retry-for", "attempt-timeout"}
 
 // checkInvocation returns what is wrong with one documented command line:
 // a command the CLI does not have, or a flag that command does not take.
@@ -425,7 +425,7 @@ func TestDocsMatchTheCLI(t *testing.T) {
 				sections[name] = body
 			}
 		}
-		common := []string{"db", "json", "retry-for", "help"}
+		common := []string{"db", "json", "retry-for", "attempt-timeout", "help"}
 		for _, f := range common {
 			if !strings.Contains(cliPage, "`--"+f) {
 				t.Errorf("docs/cli.md does not document the flag --%s every command takes", f)

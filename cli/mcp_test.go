@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,15 +16,7 @@ import (
 // mcpClient connects to `tollgate ARGS...` as an MCP client over stdio.
 func mcpClient(t *testing.T, db string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"--db", db}, args...)...)
-	cmd.Env = append(os.Environ(), "TOLLGATE_OPERATOR=", "SSH_AUTH_SOCK=", "TOLLGATE_OPERATORS_FILE=")
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-agent", Version: "1"}, nil).Connect(context.Background(),
-		&mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return mcpClientEnv(t, db, nil, args...)
 }
 
 func toolText(res *mcp.CallToolResult) string {

@@ -621,7 +621,7 @@ func (s *Store) VerifyArchive(ctx context.Context, path string) (ArchiveProof, e
 	var row *archiveRow
 	var spans []span
 	var keys []archiveKey
-	err = s.read(ctx, func(tx *Tx) error {
+	err = s.readAll(ctx, func(tx *Tx) error {
 		archives, err := loadArchives(ctx, tx)
 		if err != nil {
 			return err

@@ -77,7 +77,7 @@ func (s *Store) ExportWith(ctx context.Context, w io.Writer, progress func(actio
 // export runs one exporter over this ledger, set up by setup.
 func (s *Store) export(ctx context.Context, w io.Writer, progress func(actions int), setup func(*exporter)) (ExportEnd, error) {
 	var end ExportEnd
-	err := s.read(ctx, func(tx *Tx) error {
+	err := s.readAll(ctx, func(tx *Tx) error {
 		end = ExportEnd{}
 		x, err := newExporter(ctx, tx, w)
 		if err != nil {
@@ -106,7 +106,7 @@ func (s *Store) ExportArchives(ctx context.Context, w io.Writer, progress func(a
 		keys map[string]bool
 	}
 	var archives []named
-	err := s.read(ctx, func(tx *Tx) error {
+	err := s.readAll(ctx, func(tx *Tx) error {
 		rows, err := loadArchives(ctx, tx)
 		archives = archives[:0]
 		for _, r := range rows {

@@ -120,7 +120,7 @@ func (s *Store) lead() {
 func (s *Store) commitBatch(batch []*groupCall) {
 	if len(batch) == 1 {
 		c := batch[0]
-		c.err = s.retry(c.ctx, func() error { return s.writeOnce(c.ctx, c.fn) })
+		c.err = s.retry(c.ctx, s.attemptTimeout, func(ctx context.Context) error { return s.writeOnce(ctx, c.fn) })
 		return
 	}
 	bctx, cancel := context.WithCancel(context.WithoutCancel(batch[0].ctx))
@@ -135,11 +135,10 @@ func (s *Store) commitBatch(batch []*groupCall) {
 		})
 		defer stop()
 	}
-	err := s.retry(bctx, func() error {
-		return s.writeOnce(bctx, func(tx *Tx) error {
-			tx.pin = bctx
+	err := s.retry(bctx, s.attemptTimeout, func(actx context.Context) error {
+		return s.writeOnce(actx, func(tx *Tx) error {
 			for _, c := range batch {
-				if err := s.savepointed(bctx, tx, c); err != nil {
+				if err := s.savepointed(actx, tx, c); err != nil {
 					return err
 				}
 			}

@@ -176,6 +176,8 @@ const fastQuery = "SELECT answer FROM action_index WHERE action_key = ?"
 // cannot be read: the caller then takes the full, transactional path.
 func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest string) (indexRow, bool) {
 	r := indexRow{Key: key, Kind: kind}
+	ctx, cancel := s.statementCtx(ctx)
+	defer cancel()
 	var row *sql.Row
 	switch {
 	case s.fast != nil:

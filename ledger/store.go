@@ -6,6 +6,7 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -66,6 +67,17 @@ type Options struct {
 	// before it gives up with ErrUnavailable, ErrBusy or ErrCommitUnknown;
 	// zero retries until the caller's context ends.
 	RetryFor time.Duration
+	// AttemptTimeout bounds each attempt of a read or a write: an attempt
+	// that has no answer by then (a lock another session holds, a server
+	// or network that stopped answering without closing the connection,
+	// a COMMIT waiting for a synchronous standby that is gone) is
+	// abandoned and, within RetryFor, run again on a new connection. One
+	// abandoned before its COMMIT was sent recorded nothing; one abandoned
+	// during its COMMIT may have (ErrCommitUnknown if no later attempt
+	// answers). Zero leaves an attempt bounded by RetryFor alone. Reads of
+	// the whole ledger (verify, export, planning an archive) are bounded
+	// by neither: they take as long as the ledger is large.
+	AttemptTimeout time.Duration
 	// Witness is the witness file guard consults before a grant (the CLI
 	// passes SystemWitnessPath, never a path from the environment): a
 	// head it saw that the ledger no longer holds, or another ledger at
@@ -113,6 +125,8 @@ type Store struct {
 	anchor   *opkeys.Anchor
 	witness  *sharedWitness
 	retryFor time.Duration
+	// attemptTimeout: see Options.AttemptTimeout.
+	attemptTimeout time.Duration
 	// grouped is Options.GroupCommit; group its queue (group.go).
 	grouped bool
 	group   group
@@ -209,7 +223,7 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 	}
 	s := &Store{eng: eng, w: eng.Writer(), r: eng.Reader(), now: opt.Now, engineClock: engineClock, ro: opt.ReadOnly || eng.Writer() == nil,
 		one: opt.OneShot && eng.Writer() != nil, grouped: opt.GroupCommit && !opt.OneShot, signers: opt.Signers, operator: opt.Operator, anchor: opt.Anchor,
-		witness: &sharedWitness{path: opt.Witness}, retryFor: opt.RetryFor}
+		witness: &sharedWitness{path: opt.Witness}, retryFor: opt.RetryFor, attemptTimeout: opt.AttemptTimeout}
 	// An engine that takes ? as written (SQLite) gets no rebind call on
 	// the hot path.
 	rebind := eng.Rebind
@@ -318,7 +332,7 @@ func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 	if s.grouped {
 		return s.writeGrouped(ctx, fn)
 	}
-	return s.retry(ctx, func() error { return s.writeOnce(ctx, fn) })
+	return s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error { return s.writeOnce(ctx, fn) })
 }
 
 // writeKey is write for a transaction that moves one action only (guard,
@@ -338,7 +352,7 @@ func (s *Store) writeKey(ctx context.Context, logical string, fn func(*Tx) error
 	if _, ok := s.eng.(engine.KeyLocker); !ok || s.eng.LockSuffix() == "" || logical == "" || s.w == nil || s.sealed || s.grouped {
 		return s.write(ctx, fn)
 	}
-	return s.retry(ctx, func() error { return s.writeOnceFor(ctx, logical, fn) })
+	return s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error { return s.writeOnceFor(ctx, logical, fn) })
 }
 
 func (s *Store) writeOnce(ctx context.Context, fn func(*Tx) error) error {
@@ -359,7 +373,9 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 	defer s.wc.fill(ctx)
 	// An engine that locks the head row (PostgreSQL) keeps the chain and
 	// the projection behind the schema's functions.
-	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, lock: s.eng.LockSuffix(), server: s.eng.LockSuffix() != "", keyLock: logical}
+	// Every statement runs under the attempt's context (pin), whatever
+	// context fn passes: a statement that hangs ends with the attempt.
+	tx := &Tx{tx: stx, cache: s.wc, id: &s.id, lock: s.eng.LockSuffix(), server: s.eng.LockSuffix() != "", pin: ctx, keyLock: logical}
 	if logical != "" {
 		if err := s.beginKey(ctx, tx); err != nil {
 			stx.Rollback()
@@ -396,6 +412,13 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 		stx.Rollback()
 		return err
 	}
+	// An attempt whose time ran out before its COMMIT was sent recorded
+	// nothing: database/sql answers the context's error without sending
+	// it, which must not read as a lost commit.
+	if err := ctx.Err(); err != nil {
+		stx.Rollback()
+		return err
+	}
 	if err := stx.Commit(); err != nil {
 		return &commitError{err}
 	}
@@ -406,13 +429,26 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 // read runs fn in a short read-only transaction on the reader pool, so that
 // every query in fn sees one snapshot.
 func (s *Store) read(ctx context.Context, fn func(*Tx) error) error {
-	return s.retry(ctx, func() error { return s.readOnce(ctx, fn) })
+	return s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error { return s.readOnce(ctx, fn) })
 }
 
+// readAll is read for a read of the whole ledger (verify, export,
+// planning an archive): retried as read is, but an attempt is bounded by
+// nothing but ctx, since it takes as long as the ledger is large.
+func (s *Store) readAll(ctx context.Context, fn func(*Tx) error) error {
+	return s.retry(ctx, unbounded, func(ctx context.Context) error { return s.readOnce(ctx, fn) })
+}
+
+// unbounded, as retry's perAttempt, runs each attempt under the caller's
+// context alone.
+const unbounded time.Duration = -1
+
 // retry runs once, and again while the engine calls its failure
-// retryable (lock contention, serialization, a lost connection), until
-// ctx ends.
-func (s *Store) retry(ctx context.Context, once func() error) error {
+// retryable (lock contention, serialization, a lost connection) or the
+// attempt was abandoned without an answer, until ctx ends. Each attempt
+// runs under a context of its own, bounded by perAttempt when positive,
+// by the retry budget when zero, and by ctx alone when unbounded.
+func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(context.Context) error) error {
 	rctx := ctx
 	if s.retryFor > 0 {
 		var cancel context.CancelFunc
@@ -423,18 +459,79 @@ func (s *Store) retry(ctx context.Context, once func() error) error {
 	// whatever the later attempts met (a server that then could not be
 	// reached says nothing about it).
 	var last, lost error
-	err := engine.Retry(rctx, s.eng, func() error {
-		last = once()
+	err := engine.Retry(rctx, attemptRetry{s.eng}, func() error {
+		last = attempt(ctx, rctx, perAttempt, once)
 		if ce := (*commitError)(nil); errors.As(last, &ce) {
 			lost = last
 		}
 		return last
 	})
-	if lost != nil && err != nil && last != nil && s.eng.Retryable(last) {
+	if lost != nil && err != nil && last != nil && s.retryable(last) {
 		last = lost
 	}
 	return s.classify(err, last)
 }
+
+// attempt runs once under its own deadline (perAttempt, within the
+// retry budget rctx). An attempt cut off by either while the caller
+// still waits is marked abandoned: retried, and classified as the
+// attempt's own failure was (a cut during COMMIT stays a lost commit).
+func attempt(ctx, rctx context.Context, perAttempt time.Duration, once func(context.Context) error) error {
+	actx, cancel := rctx, context.CancelFunc(func() {})
+	switch {
+	case perAttempt == unbounded:
+		actx = ctx
+	case perAttempt > 0:
+		actx, cancel = context.WithTimeout(rctx, perAttempt)
+	}
+	defer cancel()
+	t0 := time.Now()
+	err := once(actx)
+	if err != nil && actx.Err() != nil && ctx.Err() == nil {
+		return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
+	}
+	return err
+}
+
+// statementCtx bounds a lone statement outside the retry loop (the
+// guard's fast lookup, whose failure falls back to the full path) as an
+// attempt is bounded.
+func (s *Store) statementCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := cmp.Or(s.attemptTimeout, s.retryFor); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return ctx, func() {}
+}
+
+// abandonedError is an attempt given up after its deadline with no
+// answer from the database.
+type abandonedError struct {
+	err   error
+	after time.Duration
+}
+
+// Error names the wait and the attempt's own failure (the key is in the
+// caller's words around it; no payload is).
+func (e *abandonedError) Error() string {
+	return fmt.Sprintf("attempt abandoned after %s without an answer (a lock another session holds, or a server or network that stopped answering): %v",
+		e.after, e.err)
+}
+
+// Unwrap keeps the attempt's failure visible: a commitError under it
+// still marks the commit as lost.
+func (e *abandonedError) Unwrap() error { return e.err }
+
+// attemptRetry is the engine, retrying abandoned attempts too.
+type attemptRetry struct{ engine.Engine }
+
+// Retryable implements engine.Retry's test.
+func (a attemptRetry) Retryable(err error) bool {
+	var ab *abandonedError
+	return errors.As(err, &ab) || a.Engine.Retryable(err)
+}
+
+// retryable reports whether a failure is one a retry may clear.
+func (s *Store) retryable(err error) bool { return attemptRetry{s.eng}.Retryable(err) }
 
 // classify says what a write that gave up means for its caller: lost
 // while committing (it may have been recorded: ErrCommitUnknown), or
@@ -442,11 +539,13 @@ func (s *Store) retry(ctx context.Context, once func() error) error {
 // be reached, ErrBusy when other writers held the ledger). Each keeps
 // the driver's words after the rule.
 func (s *Store) classify(err, last error) error {
-	if err == nil || last == nil || !s.eng.Retryable(last) {
+	if err == nil || last == nil || !s.retryable(last) {
 		return err
 	}
 	var ce *commitError
 	switch {
+	case errors.As(last, &ce) && errors.As(last, new(*abandonedError)):
+		return fmt.Errorf("%w (%v)", ErrCommitUnknown, last)
 	case errors.As(last, &ce):
 		return fmt.Errorf("%w (%v)", ErrCommitUnknown, ce.err)
 	case errors.Is(s.eng.MapError(last), ErrBusy):
@@ -476,7 +575,7 @@ func (s *Store) readOnce(ctx context.Context, fn func(*Tx) error) error {
 	}
 	defer s.rc.fill(ctx)
 	defer stx.Rollback()
-	tx := &Tx{tx: stx, cache: s.rc}
+	tx := &Tx{tx: stx, cache: s.rc, pin: ctx}
 	if err := s.begin(ctx, tx); err != nil {
 		return err
 	}

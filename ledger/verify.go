@@ -103,7 +103,7 @@ func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), w
 		step = func(int, string) {}
 	}
 	var rep VerifyReport
-	err := s.read(ctx, func(tx *Tx) error {
+	err := s.readAll(ctx, func(tx *Tx) error {
 		rep = VerifyReport{}
 		step(1, "the engine's integrity check")
 		var err error

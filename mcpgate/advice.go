@@ -90,6 +90,67 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
+// faultCall names the tool call a fault interrupted, for faultAdvice.
+type faultCall string
+
+const (
+	callGuard  faultCall = "guard"
+	callReport faultCall = "report"
+	callStatus faultCall = "status"
+	// callProxied is a proxied tool call: its guard failed, so it was not
+	// forwarded.
+	callProxied faultCall = "proxied"
+)
+
+// faultAdvice is the instruction for a call the ledger could not complete
+// because a transient fault (a database restarting or failing over, lost
+// connections, a lock held, a server that stopped answering) outlasted
+// the server's own retries (--retry-for, each attempt bounded by
+// --attempt-timeout). It tells the model the one thing it must know: the
+// call is safe to repeat (nothing was recorded), or its commit is unknown
+// and the ledger must be asked first. ok is false for any other error.
+func faultAdvice(err error, key string, c faultCall) (text string, obj map[string]any, ok bool) {
+	if err == nil {
+		return "", nil, false
+	}
+	k := safetext.Escape(key)
+	why := safetext.Escape(err.Error())
+	switch {
+	case errors.Is(err, ledger.ErrCommitUnknown):
+		obj = map[string]any{"error": err.Error(), "committed": "unknown", "key": key}
+		switch c {
+		case callGuard:
+			text = fmt.Sprintf("COMMIT UNKNOWN: the ledger did not confirm whether this guard of %s was recorded (%s); do not execute. "+
+				"Call status with key %s first: a permit you were not given means the lost attempt recorded one, and the key turns uncertain when its lease ends; "+
+				"calling guard again with the same key and payload is also safe (it answers what is stored).", k, why, k)
+		case callReport:
+			text = fmt.Sprintf("COMMIT UNKNOWN: the ledger did not confirm whether this report of %s was recorded (%s). "+
+				"Call status with key %s first: if it does not show your outcome, call report again with the same arguments (a repeated report is a no-op).", k, why, k)
+		case callProxied:
+			text = fmt.Sprintf("COMMIT UNKNOWN: the call was not forwarded, but the ledger did not confirm whether a permit for %s was recorded (%s). "+
+				"Repeat this exact call: if it answers IN PROGRESS or UNCERTAIN, the lost permit holds the key and an operator settles it with "+
+				"`tollgate reconcile %s --result not-executed --note ...`; do not use a new key.", k, why, k)
+		default:
+			text = fmt.Sprintf("COMMIT UNKNOWN: %s (%s). Repeat this call.", k, why)
+		}
+	case errors.Is(err, ledger.ErrUnavailable), errors.Is(err, ledger.ErrBusy):
+		obj = map[string]any{"error": err.Error(), "safe_to_repeat": true, "key": key}
+		again := map[faultCall]string{callGuard: "call guard again with the same key and payload", callReport: "call report again with the same arguments",
+			callStatus: "call status again", callProxied: "repeat this exact call"}[c]
+		done := "nothing was recorded"
+		if c == callProxied {
+			done = "nothing was recorded or forwarded"
+		} else if c == callGuard {
+			done = "nothing was recorded; do not execute"
+		}
+		text = fmt.Sprintf("UNAVAILABLE: the ledger did not answer for %s for as long as this server retries (%s); %s. It is safe to repeat: %s in a little while.",
+			k, why, done, again)
+	default:
+		return "", nil, false
+	}
+	return text, obj, true
+}
+
 // refusalAdvice is the instruction for an error from Guard: a conflict
 // and a fence are answers with their own facts; anything else is a
 // refusal whose message names the rule (and the key, never a body).

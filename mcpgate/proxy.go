@@ -255,6 +255,10 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 			return unavailable(err), nil
 		}
 		a, err := p.store.Guard(ctx, key, payload, gopt)
+		if text, _, ok := faultAdvice(err, key, callProxied); ok {
+			p.logf("guard of %s: %s", key, safetext.Escape(err.Error()))
+			return textResult(text, true), nil
+		}
 		if err != nil {
 			text, _ := refusalAdvice(err)
 			p.logf("refused %s: %s", key, text)

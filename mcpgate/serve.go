@@ -150,6 +150,9 @@ func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, an
 			gopt.Context = c
 		}
 		a, err := store.Guard(ctx, in.Key, ledger.Payload{Kind: in.Kind, Target: in.Target, Body: in.Body}, gopt)
+		if text, obj, ok := faultAdvice(err, in.Key, callGuard); ok {
+			return textResult(text, true), obj, nil
+		}
 		if err != nil {
 			text, obj := refusalAdvice(err)
 			return textResult(text, !isAnswer(err)), obj, nil
@@ -165,6 +168,9 @@ func reportTool(store Ledger) mcp.ToolHandlerFor[ReportInput, any] {
 		}
 		r, err := store.Report(ctx, in.Key, in.PermitID, ledger.Outcome(in.Outcome),
 			ledger.ReportOptions{Ref: in.Ref, Latency: time.Duration(in.LatencyMS) * time.Millisecond})
+		if text, obj, ok := faultAdvice(err, in.Key, callReport); ok {
+			return textResult(text, true), obj, nil
+		}
 		if err != nil {
 			text, obj := refusalAdvice(err)
 			return textResult(text, true), obj, nil
@@ -183,6 +189,9 @@ func statusTool(store Ledger) mcp.ToolHandlerFor[StatusInput, any] {
 			return res, obj, nil
 		}
 		d, err := store.Status(ctx, in.Key)
+		if text, obj, ok := faultAdvice(err, in.Key, callStatus); ok {
+			return textResult(text, true), obj, nil
+		}
 		if err != nil {
 			text, obj := refusalAdvice(err)
 			return textResult(text, true), obj, nil

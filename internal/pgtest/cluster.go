@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -313,4 +314,110 @@ func MultiHost(u string, servers ...*Cluster) string {
 	q.Set("target_session_attrs", "read-write")
 	p.RawQuery = q.Encode()
 	return p.String()
+}
+
+// Bouncer is a pgbouncer in transaction pooling mode in front of a
+// cluster of the test's own, set up by .ci/pgbouncer as the README's
+// "PostgreSQL in production" tells a site to; the test may kill and
+// restart it.
+type Bouncer struct {
+	// Host is its address (127.0.0.1:port): a role's URL to the cluster
+	// with this host goes through it.
+	Host string
+	dir  string
+}
+
+// Bouncer starts pgbouncer in front of c (stopped with c). It skips where
+// pgbouncer is not installed, unless TOLLGATE_REQUIRE_PG is set.
+func (c *Cluster) Bouncer(t testing.TB) *Bouncer {
+	t.Helper()
+	if _, err := pgbouncerBin(); err != nil {
+		if os.Getenv("TOLLGATE_REQUIRE_PG") == "" {
+			t.Skipf("pgbouncer tests skipped: %v", err)
+		}
+		t.Fatal(err)
+	}
+	script, err := ciScript("pgbouncer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd := exec.Command(script, c.Dir, c.Admin)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v: %s", script, err, stderr.String())
+	}
+	u, err := url.Parse(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("%s printed %q: %v", script, out, err)
+	}
+	b := &Bouncer{Host: u.Host, dir: filepath.Join(c.Dir, "pgbouncer")}
+	t.Cleanup(func() { b.Kill() })
+	return b
+}
+
+func pgbouncerBin() (string, error) {
+	if p, err := exec.LookPath("pgbouncer"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/sbin/pgbouncer"); err == nil {
+		return "/usr/sbin/pgbouncer", nil
+	}
+	return "", fmt.Errorf("pgbouncer is not installed (the Debian package pgbouncer)")
+}
+
+// URL is u (a role's URL to the cluster) through the pooler.
+func (b *Bouncer) URL(u string) string {
+	p, _ := url.Parse(u)
+	p.Host = b.Host
+	return p.String()
+}
+
+// Kill ends pgbouncer at once (SIGKILL), as a crash of the pooler's
+// process or host would: every client connection through it is cut.
+func (b *Bouncer) Kill() error {
+	pid, err := strconv.Atoi(readTrim(filepath.Join(b.dir, "pid")))
+	if err != nil {
+		return fmt.Errorf("pgbouncer's pid file: %v", err)
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	p.Kill()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if p.Signal(syscall.Signal(0)) != nil {
+			os.Remove(filepath.Join(b.dir, "pid"))
+			return nil
+		}
+	}
+	return fmt.Errorf("pgbouncer %d did not exit", pid)
+}
+
+// Restart kills pgbouncer and starts it again on the same port with the
+// same configuration, and waits until it accepts connections.
+func (b *Bouncer) Restart() error {
+	if err := b.Kill(); err != nil {
+		return err
+	}
+	p, err := pgbouncerBin()
+	if err != nil {
+		return err
+	}
+	args := []string{"-d", "-q", filepath.Join(b.dir, "pgbouncer.ini")}
+	cmd := exec.Command(p, args...)
+	if os.Geteuid() == 0 {
+		cmd = exec.Command("runuser", append([]string{"-u", "postgres", "--", p}, args...)...)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgbouncer %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", b.Host, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+	}
+	return fmt.Errorf("pgbouncer did not listen on %s again", b.Host)
 }

@@ -212,6 +212,44 @@ class ClientTest(unittest.TestCase):
         self.assertTrue(unavailable.exception.answer["safe_to_repeat"])
         self.assertNotIsInstance(unavailable.exception, ApprovalPending)
 
+    def test_hung_server_attempts_are_abandoned(self) -> None:
+        """A server that accepts connections and never answers (a network
+        black hole): each attempt is abandoned after attempt_timeout and
+        made again, and the call raises LedgerUnavailable (safe to
+        repeat) soon after retry_for, not after the process timeout."""
+        import socket
+        import threading
+
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        accepted = []
+
+        def swallow() -> None:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                accepted.append(conn)  # kept open, never answered
+
+        threading.Thread(target=swallow, daemon=True).start()
+        try:
+            port = listener.getsockname()[1]
+            hung = Client(BIN, db="postgres://bot@127.0.0.1:%d/ledger?sslmode=disable" % port, agent="py-bot",
+                          env=self.env, retry_for=1.5, attempt_timeout=0.3, timeout=30)
+            start = time.monotonic()
+            with self.assertRaises(LedgerUnavailable) as unavailable:
+                hung.request_permit("report:hung", kind="report.daily", target="acct-7", body="x")
+            took = time.monotonic() - start
+            self.assertTrue(unavailable.exception.answer["safe_to_repeat"])
+            self.assertLess(took, 10, "answered after %.1fs; retry_for is 1.5s" % took)
+            self.assertGreaterEqual(len(accepted), 2, "the hung attempt was not made again")
+        finally:
+            listener.close()
+            for conn in accepted:
+                conn.close()
+
     def test_report_by_hand(self) -> None:
         with self.client.guard("report:hand", kind="report.daily", target="acct-7", body="x") as permit:
             answer = permit.report("failed", ref="ext-42", latency=1.25)

@@ -62,12 +62,19 @@ class Client:
     ``$TOLLGATE_BIN``, then ``tollgate`` on ``PATH``. ``db`` is the ledger
     (a file path or a ``postgres://`` URL); when omitted the binary uses
     ``$TOLLGATE_DB``. ``agent`` names the calling agent in the evidence.
-    ``timeout`` bounds each command in seconds.
+    ``timeout`` bounds each command in seconds. ``retry_for`` (seconds)
+    is how long the binary rides out a transient fault before the call
+    raises ``LedgerUnavailable`` or ``CommitUnknown``; ``attempt_timeout``
+    (seconds) how long one attempt may wait for the database (a lock held
+    by another session, a server that stopped answering) before it is
+    abandoned and made again within ``retry_for``. ``None`` keeps the
+    binary's defaults (``$TOLLGATE_RETRY_FOR``, ``$TOLLGATE_ATTEMPT_TIMEOUT``,
+    else 30 s and 10 s).
     """
 
     def __init__(self, binary: Optional[str] = None, *, db: Optional[str] = None, agent: Optional[str] = None,
                  timeout: float = 60.0, env: Optional[Mapping[str, str]] = None,
-                 retry_for: Optional[float] = None) -> None:
+                 retry_for: Optional[float] = None, attempt_timeout: Optional[float] = None) -> None:
         path = binary or os.environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
         if not path:
             raise BinaryNotFound("no tollgate binary: pass binary=, set TOLLGATE_BIN, or put tollgate on PATH")
@@ -80,6 +87,9 @@ class Client:
         # restarting, a locked ledger) before LedgerUnavailable: passed to
         # the binary, which retries with backoff; None keeps its default.
         self.retry_for = retry_for
+        # Each attempt's bound, passed as --attempt-timeout: without one a
+        # hung attempt would wait out the whole of retry_for (or timeout).
+        self.attempt_timeout = attempt_timeout
 
     def _run(self, command: Sequence[str], args: Sequence[str], stdin: Optional[str] = None) -> Tuple[int, Dict[str, Any]]:
         argv = [self.binary]
@@ -88,6 +98,8 @@ class Client:
         argv += list(command) + list(args) + ["--json"]
         if self.retry_for is not None:
             argv += ["--retry-for", "%dms" % int(self.retry_for * 1000)]
+        if self.attempt_timeout is not None:
+            argv += ["--attempt-timeout", "%dms" % int(self.attempt_timeout * 1000)]
         name = " ".join(command)
         try:
             proc = subprocess.run(argv, input=stdin if stdin is not None else "", capture_output=True, text=True,
