@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -302,5 +303,48 @@ func TestPostgresRefusesConditionsItCannotEvaluate(t *testing.T) {
 	}
 	if rules, err := s.Policies(ctx); err != nil || len(rules) != 0 {
 		t.Fatalf("rules after the refusal: %+v %v", rules, err)
+	}
+}
+
+// TestPostgresVerifyRederivesConditions: verify derives each condition's
+// translation again from the rule's text. A translation that lies (an
+// operator's role storing "true" for "context.amount <= 50" through the
+// functions it holds) and a condition rule with none are both reported.
+func TestPostgresVerifyRederivesConditions(t *testing.T) {
+	r := newPGRoles(t)
+	if _, err := r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "pay.*", Mode: approvals.Auto, Condition: "context.amount <= 50"}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := r.admin.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("verify of honest rules: %+v %v", rep.Problems, err)
+	}
+	op := rawDB(t, r.alice)
+	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	var lying, bare int64
+	for _, c := range []struct {
+		pattern string
+		id      *int64
+	}{{"wire.a", &lying}, {"wire.b", &bare}} {
+		if err := op.QueryRow("SELECT id FROM "+insertFactFn+"policy_rules($1, $2)",
+			strings.Split("pattern, mode, ttl_ms, operator, set_ms, approvers, condition, priority", ", "),
+			[]string{c.pattern, "auto", "0", "alice", now, "1", "context.amount <= 50", "0"}).Scan(c.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := op.Exec("SELECT tollgate_set_condition($1, $2)", lying, `{"v":1,"reads":[],"expr":["b",true]}`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.admin.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saw []string
+	for _, p := range rep.Problems {
+		saw = append(saw, p.Table+" "+p.Row+": "+p.Rule)
+	}
+	all := strings.Join(saw, "\n")
+	if !strings.Contains(all, fmt.Sprintf("policy_conditions rule_id=%d: the stored translation", lying)) ||
+		!strings.Contains(all, fmt.Sprintf("policy_rules id=%d: no translation", bare)) {
+		t.Fatalf("verify's problems:\n%s\nwant the lying translation of rule %d and the missing one of rule %d", all, lying, bare)
 	}
 }
