@@ -348,3 +348,23 @@ func TestPostgresVerifyRederivesConditions(t *testing.T) {
 		t.Fatalf("verify's problems:\n%s\nwant the lying translation of rule %d and the missing one of rule %d", all, lying, bare)
 	}
 }
+
+// TestRedactedTargetMeetsItsRule: a redacted payload keeps no target, yet
+// a rule on the target decides it alike on both engines: on PostgreSQL
+// the guard names the target to its own transaction and the database
+// takes it only when its digest is the payload's.
+func TestRedactedTargetMeetsItsRule(t *testing.T) {
+	s, _ := openTest(t)
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "delete.*", Mode: approvals.Auto, Condition: `action.target.startsWith("test-")`}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key, target string
+		state       State
+	}{{"k:test", "test-9", StateExecuting}, {"k:real", "acme", StatePending}} {
+		a, err := s.Guard(ctx, c.key, Payload{"delete.tenant", c.target, "b"}, GuardOptions{Agent: "bot", Redact: true})
+		if err != nil || a.State != c.state {
+			t.Fatalf("%s: %+v %v, want %s", c.key, a, err, c.state)
+		}
+	}
+}
