@@ -197,7 +197,14 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 				return a, nil, err
 			}
 		}
-		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, t, now)
+		// action.agent is the agent whose intent it is, as stored: the
+		// key's payload names it, and so does the database's own
+		// evaluation on PostgreSQL, whoever guards the key.
+		owner := in.Agent
+		if owner == "" {
+			owner = opt.Agent
+		}
+		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, owner, opt, t, now)
 		if err != nil {
 			return a, nil, err
 		}
@@ -334,12 +341,12 @@ func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
 // evaluatePolicy applies the rules once per key and stores the result. On
 // a signed ledger only rules whose signatures verify are applied: a rule
 // inserted by hand is not policy.
-func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, t *trust, now int64) (approvals.Rule, approvals.Explain, error) {
+func evaluatePolicy(ctx context.Context, tx *Tx, key, kind, agent string, opt GuardOptions, t *trust, now int64) (approvals.Rule, approvals.Explain, error) {
 	rules, err := allRules(ctx, tx)
 	if err != nil {
 		return approvals.Rule{}, approvals.Explain{}, err
 	}
-	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: opt.Agent, Context: opt.Context, Now: fromMS(now)}
+	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: agent, Context: opt.Context, Now: fromMS(now)}
 	r, ex := approvals.Decide(newestRules(rules), f)
 	if t.required() {
 		if r, ex, err = t.decideProven(ctx, tx, rules, f); err != nil {

@@ -368,3 +368,21 @@ func TestRedactedTargetMeetsItsRule(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentConditionReadsTheIntentsAgent: action.agent is the agent whose
+// intent the key is (its stored payload names it), not whoever guards it
+// later, so the decision is the same on both engines; PostgreSQL, which
+// evaluates from the stored payload, would otherwise refuse the guard.
+func TestAgentConditionReadsTheIntentsAgent(t *testing.T) {
+	s, _ := openTest(t)
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto, Condition: `action.agent == "bot"`}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Record(ctx, "k:1", Payload{"run", "t", "b"}, RecordOptions{Agent: "bot"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Guard(ctx, "k:1", Payload{"run", "t", "b"}, GuardOptions{Agent: "helper"})
+	if err != nil || a.Verdict != Permitted || a.Rule == nil || a.Rule.Read["action.agent"] != "bot" {
+		t.Fatalf("%+v %v, want a permit by the rule on the intent's agent", a, err)
+	}
+}

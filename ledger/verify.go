@@ -558,6 +558,11 @@ func verifyConditionASTs(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		condition string
 		ast       sql.NullString
 	}
+	// A ledger read before its upgrade (a read-only open) has none yet.
+	var since bool
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass('policy_conditions') IS NOT NULL").Scan(&since); err != nil || !since {
+		return err
+	}
 	rows, err := queryRows(ctx, tx, `SELECT p.id, p.condition, c.ast FROM policy_rules p LEFT JOIN policy_conditions c ON c.rule_id = p.id
 		WHERE p.condition <> '' ORDER BY p.id`, nil, func(r *sql.Rows, s *stored) error { return r.Scan(&s.id, &s.condition, &s.ast) })
 	for _, s := range rows {
