@@ -63,33 +63,46 @@ END $$;
 REVOKE ALL ON FUNCTION tollgate_set_condition(bigint, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tollgate_set_condition(bigint, text) TO tollgate_operator;
 
--- The evaluator. A value is a JSON array tagged by its type:
+-- The evaluator. Its functions are pure and run as their caller, so
+-- they take the caller's search_path (the owner's pinned one, from the
+-- triggers) rather than setting their own: a function that sets it is
+-- never inlined, and a path that changes at each nested call makes
+-- PL/pgSQL re-plan its statements, which cost a condition ten times
+-- its work. A value is a JSON array tagged by its type:
 -- ["b", bool] ["i", int64] ["d", double] ["s", text] ["l", [value...]]
 -- ["t", nanoseconds since 1970] ["n"] (null), or an error ["e", text],
 -- which, as in CEL, && and || absorb when the other side decides.
 CREATE FUNCTION tollgate_cel_err(p_msg text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$ SELECT jsonb_build_array('e', p_msg) $$;
+LANGUAGE sql IMMUTABLE AS $$ SELECT jsonb_build_array('e', p_msg) $$;
 
 -- A context value (canonical JSON: a string, a number, a boolean or a
 -- list of strings) as a CEL value: every number is a double.
 CREATE FUNCTION tollgate_cel_of(p jsonb) RETURNS jsonb
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
-    SELECT CASE jsonb_typeof(p)
-        WHEN 'string' THEN jsonb_build_array('s', p)
-        WHEN 'number' THEN jsonb_build_array('d', to_jsonb((p #>> '{}')::float8))
-        WHEN 'boolean' THEN jsonb_build_array('b', p)
-        WHEN 'array' THEN jsonb_build_array('l', (SELECT coalesce(jsonb_agg(jsonb_build_array('s', e) ORDER BY n), '[]'::jsonb)
-            FROM jsonb_array_elements(p) WITH ORDINALITY AS x(e, n)))
-        ELSE jsonb_build_array('n') END
-$$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    items jsonb := '[]'::jsonb;
+    i int;
+BEGIN
+    CASE jsonb_typeof(p)
+    WHEN 'string' THEN RETURN jsonb_build_array('s', p);
+    WHEN 'number' THEN RETURN jsonb_build_array('d', to_jsonb((p #>> '{}')::float8));
+    WHEN 'boolean' THEN RETURN jsonb_build_array('b', p);
+    WHEN 'array' THEN
+        FOR i IN 0 .. jsonb_array_length(p) - 1 LOOP
+            items := items || jsonb_build_array(jsonb_build_array('s', p -> i));
+        END LOOP;
+        RETURN jsonb_build_array('l', items);
+    ELSE RETURN jsonb_build_array('n');
+    END CASE;
+END $$;
 
 CREATE FUNCTION tollgate_cel_f8(p jsonb) RETURNS float8
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$ SELECT (p ->> 1)::float8 $$;
+LANGUAGE sql IMMUTABLE AS $$ SELECT (p ->> 1)::float8 $$;
 
 -- Equality with CEL's heterogeneous semantics: numbers compare by value
 -- across int and double, other values of different types are unequal.
 CREATE FUNCTION tollgate_cel_eq(a jsonb, b jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     ta text := a ->> 0;
     tb text := b ->> 0;
@@ -133,7 +146,7 @@ END $$;
 -- Ordering: -1, 0 or 1 as ["i", n], or an error for types CEL does not
 -- order against each other.
 CREATE FUNCTION tollgate_cel_cmp(a jsonb, b jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     ta text := a ->> 0;
     tb text := b ->> 0;
@@ -164,10 +177,10 @@ END $$;
 -- A double as a value; PostgreSQL raises where IEEE arithmetic gives an
 -- infinity, which the caller turns into CEL's infinity or NaN.
 CREATE FUNCTION tollgate_cel_d(x float8) RETURNS jsonb
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$ SELECT jsonb_build_array('d', to_jsonb(x)) $$;
+LANGUAGE sql IMMUTABLE AS $$ SELECT jsonb_build_array('d', to_jsonb(x)) $$;
 
 CREATE FUNCTION tollgate_cel_arith(op text, a jsonb, b jsonb) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     ta text := a ->> 0;
     tb text := b ->> 0;
@@ -224,7 +237,7 @@ END $$;
 
 -- timestamp(string): RFC 3339, as Go's time.Parse(time.RFC3339) reads it.
 CREATE FUNCTION tollgate_cel_timestamp(p text) RETURNS jsonb
-LANGUAGE plpgsql IMMUTABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
     m text[];
     secs numeric;
@@ -255,7 +268,7 @@ END $$;
 -- The timestamp getters, in UTC or the named zone (an IANA name or a
 -- fixed offset ±HH:MM), numbered as CEL numbers them.
 CREATE FUNCTION tollgate_cel_getter(fn text, t jsonb, tz jsonb) RETURNS jsonb
-LANGUAGE plpgsql STABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     ns numeric;
     ms numeric;
@@ -305,10 +318,11 @@ END $$;
 
 -- One node of a condition (approvals.Portable) over the action (kind,
 -- target, agent: target NULL when the database cannot know it), its
--- context and the time in nanoseconds. Nothing here builds SQL from a
+-- context (each field already a value: tollgate_cel_context) and the time
+-- in nanoseconds. Nothing here builds SQL from a
 -- condition: an operator's rule cannot run statements as the owner.
 CREATE FUNCTION tollgate_cel_eval(n jsonb, ctx jsonb, act jsonb, now_ns numeric) RETURNS jsonb
-LANGUAGE plpgsql STABLE SET search_path = public, pg_catalog AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     tag text := n ->> 0;
     fn text;
@@ -324,7 +338,7 @@ BEGIN
     WHEN 'null' THEN RETURN '["n"]'::jsonb;
     WHEN 'now' THEN RETURN jsonb_build_array('t', to_jsonb(now_ns));
     WHEN 'ctx' THEN
-        IF ctx ? (n ->> 1) THEN RETURN tollgate_cel_of(ctx -> (n ->> 1)); END IF;
+        IF ctx ? (n ->> 1) THEN RETURN ctx -> (n ->> 1); END IF;
         RETURN tollgate_cel_err('no such key: ' || (n ->> 1));
     WHEN 'has' THEN RETURN jsonb_build_array('b', ctx ? (n ->> 1));
     WHEN 'act' THEN
@@ -463,12 +477,27 @@ BEGIN
     RETURN tollgate_cel_err('no such overload: ' || fn || ' of ' || coalesce(a ->> 0, '') || coalesce(' and ' || (b ->> 0), ''));
 END $$;
 
+-- A context (canonical JSON) with each field as a value, converted once
+-- for every condition of a decision.
+CREATE FUNCTION tollgate_cel_context(ctx jsonb) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    out jsonb := '{}'::jsonb;
+    k text;
+    v jsonb;
+BEGIN
+    FOR k, v IN SELECT * FROM jsonb_each(ctx) LOOP
+        out := out || jsonb_build_object(k, tollgate_cel_of(v));
+    END LOOP;
+    RETURN out;
+END $$;
+
 -- Whether a condition holds: true, false, or NULL when it cannot be
 -- evaluated. An error with a context field the condition reads missing
 -- from the action is false (approvals.Condition.eval): write has() to
 -- say otherwise.
-CREATE FUNCTION tollgate_condition_holds(p_ast jsonb, ctx jsonb, act jsonb, now_ns numeric) RETURNS boolean
-LANGUAGE plpgsql STABLE SET search_path = public, pg_catalog AS $$
+CREATE FUNCTION tollgate_condition_holds_cel(p_ast jsonb, ctx jsonb, act jsonb, now_ns numeric) RETURNS boolean
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     r jsonb;
 BEGIN
@@ -485,9 +514,14 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- Whether a condition holds over a context as it was sent (the
+-- differential tests call this one).
+CREATE FUNCTION tollgate_condition_holds(p_ast jsonb, ctx jsonb, act jsonb, now_ns numeric) RETURNS boolean
+LANGUAGE sql STABLE AS $$ SELECT tollgate_condition_holds_cel(p_ast, tollgate_cel_context(ctx), act, now_ns) $$;
+
 -- Whether a kind pattern (an exact kind, or a glob of * and ?) matches.
 CREATE FUNCTION tollgate_pattern_matches(p_pattern text, p_kind text) RETURNS boolean
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql IMMUTABLE AS $$
     SELECT p_pattern = p_kind OR (p_pattern ~ '[*?]' AND p_kind LIKE
         replace(replace(replace(replace(replace(p_pattern, '\', '\\'), '%', '\%'), '_', '\_'), '*', '%'), '?', '_') COLLATE "C")
 $$;
@@ -495,7 +529,7 @@ $$;
 -- A pattern's specificity (approvals.specificity): an exact kind first,
 -- then globs by their count of literal bytes.
 CREATE FUNCTION tollgate_pattern_specificity(p_pattern text) RETURNS bigint
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN p_pattern !~ '[*?]' THEN 1048576
         ELSE octet_length(p_pattern) - length(p_pattern) + length(replace(replace(p_pattern, '*', ''), '?', '')) END
 $$;
@@ -511,34 +545,42 @@ CREATE FUNCTION tollgate_policy_decide(p_kind text, p_target text, p_agent text,
     OUT o_mode text, OUT o_rule bigint, OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_pattern text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
-    r record;
-    v_ctx jsonb := CASE WHEN coalesce(p_context, '') = '' THEN '{}'::jsonb ELSE p_context::jsonb END;
+    -- Typed variables, not a record: PL/pgSQL plans an expression that
+    -- reads a record's field again at every row.
+    v_id bigint;
+    v_pattern text;
+    v_mode text;
+    v_ttl bigint;
+    v_approvers bigint;
+    v_condition text;
+    v_ast text;
+    v_ctx jsonb := tollgate_cel_context(CASE WHEN coalesce(p_context, '') = '' THEN '{}'::jsonb ELSE p_context::jsonb END);
     v_act jsonb := jsonb_build_object('kind', p_kind, 'target', p_target, 'agent', p_agent);
     v_signed boolean := EXISTS (SELECT 1 FROM operators);
     v_holds boolean;
 BEGIN
-    FOR r IN SELECT p.id, p.pattern, p.mode, p.ttl_ms, p.approvers, p.condition, c.ast
+    FOR v_id, v_pattern, v_mode, v_ttl, v_approvers, v_condition, v_ast IN SELECT p.id, p.pattern, p.mode, p.ttl_ms, p.approvers, p.condition, c.ast
         FROM policy_rules p LEFT JOIN policy_conditions c ON c.rule_id = p.id
         WHERE p.id IN (SELECT max(id) FROM policy_rules GROUP BY pattern, condition)
+          AND tollgate_pattern_matches(p.pattern, p_kind)
           AND (NOT v_signed OR EXISTS (SELECT 1 FROM signatures s WHERE s.fact_table = 'policy_rules' AND s.fact_row = p.id::text))
         ORDER BY p.priority DESC, tollgate_pattern_specificity(p.pattern) DESC, (p.condition <> '') DESC, p.id
     LOOP
-        CONTINUE WHEN NOT tollgate_pattern_matches(r.pattern, p_kind);
-        IF r.condition <> '' THEN
-            IF r.ast IS NULL THEN
-                RAISE EXCEPTION 'rule % has a condition the database has no translation of: set it again with this tollgate', r.id USING ERRCODE = 'TG002';
+        IF v_condition <> '' THEN
+            IF v_ast IS NULL THEN
+                RAISE EXCEPTION 'rule % has a condition the database has no translation of: set it again with this tollgate', v_id USING ERRCODE = 'TG002';
             END IF;
-            v_holds := tollgate_condition_holds(r.ast::jsonb, v_ctx, v_act, p_at_ms::numeric * 1000000);
+            v_holds := tollgate_condition_holds_cel(v_ast::jsonb, v_ctx, v_act, p_at_ms::numeric * 1000000);
             IF v_holds IS NULL THEN
                 EXIT;
             END IF;
             CONTINUE WHEN NOT v_holds;
         END IF;
-        o_mode := r.mode;
-        o_rule := r.id;
-        o_ttl_ms := CASE WHEN r.mode = 'approval' AND r.ttl_ms <= 0 THEN 86400000 ELSE r.ttl_ms END;
-        o_approvers := greatest(r.approvers, 1);
-        o_pattern := r.pattern;
+        o_mode := v_mode;
+        o_rule := v_id;
+        o_ttl_ms := CASE WHEN v_mode = 'approval' AND v_ttl <= 0 THEN 86400000 ELSE v_ttl END;
+        o_approvers := greatest(v_approvers, 1);
+        o_pattern := v_pattern;
         RETURN;
     END LOOP;
     o_mode := 'approval';
@@ -584,7 +626,7 @@ $$;
 REVOKE ALL ON FUNCTION tollgate_copying() FROM PUBLIC;
 
 CREATE FUNCTION tollgate_refuse(p_key text, p_msg text) RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'key %: %', p_key, p_msg USING ERRCODE = 'TG002';
 END $$;
@@ -594,7 +636,7 @@ END $$;
 -- 'tollgate.target') when its SHA-256 is the payload's target digest;
 -- NULL when neither is known.
 CREATE FUNCTION tollgate_action_target(p_canonical text, p_target_sha256 text) RETURNS text
-LANGUAGE plpgsql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
     v text;
 BEGIN
