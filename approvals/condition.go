@@ -43,6 +43,10 @@ type Condition struct {
 	prog   cel.Program
 	reads  []string // the action and context fields it names, sorted
 	now    bool
+	// portable is the condition as the PostgreSQL ledger evaluates it,
+	// or why it cannot be (PortableAST).
+	portable    string
+	portableErr error
 }
 
 var (
@@ -116,6 +120,7 @@ func CompileCondition(src string) (*Condition, error) {
 		c.reads = append(c.reads, r)
 	}
 	sort.Strings(c.reads)
+	c.portable, c.portableErr = c.translate(ast.NativeRep())
 	cache.Store(src, c)
 	return c, nil
 }

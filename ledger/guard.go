@@ -188,7 +188,23 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 			}
 			return issuePermit(ctx, tx, a, opt, now)
 		}
-		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, opt, t, now)
+		if tx.server && (opt.Redact || f.Redacted) {
+			// The database evaluates the rules too, from the stored
+			// payload, which keeps no target when redacted: it is given
+			// here, for this transaction, and taken only if its digest
+			// is the payload's.
+			if _, err := tx.ExecContext(ctx, "SELECT set_config('tollgate.target', ?, true)", opt.target); err != nil {
+				return a, nil, err
+			}
+		}
+		// action.agent is the agent whose intent it is, as stored: the
+		// key's payload names it, and so does the database's own
+		// evaluation on PostgreSQL, whoever guards the key.
+		owner := in.Agent
+		if owner == "" {
+			owner = opt.Agent
+		}
+		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, owner, opt, t, now)
 		if err != nil {
 			return a, nil, err
 		}
@@ -325,12 +341,12 @@ func currentRules(ctx context.Context, tx *Tx) ([]approvals.Rule, error) {
 // evaluatePolicy applies the rules once per key and stores the result. On
 // a signed ledger only rules whose signatures verify are applied: a rule
 // inserted by hand is not policy.
-func evaluatePolicy(ctx context.Context, tx *Tx, key, kind string, opt GuardOptions, t *trust, now int64) (approvals.Rule, approvals.Explain, error) {
+func evaluatePolicy(ctx context.Context, tx *Tx, key, kind, agent string, opt GuardOptions, t *trust, now int64) (approvals.Rule, approvals.Explain, error) {
 	rules, err := allRules(ctx, tx)
 	if err != nil {
 		return approvals.Rule{}, approvals.Explain{}, err
 	}
-	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: opt.Agent, Context: opt.Context, Now: fromMS(now)}
+	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: agent, Context: opt.Context, Now: fromMS(now)}
 	r, ex := approvals.Decide(newestRules(rules), f)
 	if t.required() {
 		if r, ex, err = t.decideProven(ctx, tx, rules, f); err != nil {
@@ -383,10 +399,51 @@ func (s *Store) SetPolicy(ctx context.Context, r approvals.Rule, operator string
 				return nil, err
 			}
 			r.ID = ref.rowID()
+			if tx.server {
+				if err := setConditionAST(ctx, tx, r); err != nil {
+					return nil, err
+				}
+			}
 			return &ref, appendEvent(ctx, tx, "", evPolicySet, op, map[string]any{"rule_id": r.ID, "pattern": r.Pattern, "mode": r.Mode,
 				"ttl_ms": r.TTL.Milliseconds(), "approvers": r.Approvers}, now, &ref)
 		})
 	return r, err
+}
+
+// setConditionAST stores, on PostgreSQL, the translation of a rule's
+// condition that the database evaluates (schema 11): the rule is
+// enforced where the guard's transaction runs, whatever the guard's
+// client sends. A condition outside the translated subset is refused.
+func setConditionAST(ctx context.Context, tx *Tx, r approvals.Rule) error {
+	if r.Condition == "" {
+		return nil
+	}
+	ast, err := approvals.PortableConditionAST(r.Condition)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidInput, err)
+	}
+	_, err = tx.ExecContext(ctx, "SELECT tollgate_set_condition(?, ?)", r.ID, ast)
+	return err
+}
+
+// fillConditionASTs translates, on PostgreSQL, every rule's condition
+// that has no translation yet: the rules of a ledger made before schema
+// 11, or copied into PostgreSQL. A condition outside the subset keeps
+// none, and the database then refuses to evaluate the rule (verify and
+// guard name it) rather than skip it.
+func fillConditionASTs(ctx context.Context, tx *Tx) error {
+	rules, err := queryRows(ctx, tx, "SELECT id, condition FROM policy_rules p WHERE condition <> ''"+
+		" AND NOT EXISTS (SELECT 1 FROM policy_conditions c WHERE c.rule_id = p.id) ORDER BY id", nil,
+		func(rows *sql.Rows, r *approvals.Rule) error { return rows.Scan(&r.ID, &r.Condition) })
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if err := setConditionAST(ctx, tx, r); err != nil && !errors.Is(err, approvals.ErrNotPortable) {
+			return err
+		}
+	}
+	return nil
 }
 
 // PolicyRule is a rule as policy list shows it: the newest rule for its

@@ -283,6 +283,12 @@ func afterMigration(now func() time.Time, rebind func(string) string) engine.Mig
 			}
 			return markStatementsV2(ctx, tx)
 		}
+		if version == 11 {
+			if rebind != nil { // PostgreSQL: the conditions it evaluates
+				return fillConditionASTs(ctx, tx)
+			}
+			return nil
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ledger_meta").Scan(&n); err != nil || n > 0 {
 			return err

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // Problem is one integrity failure found by Verify, naming the table and
@@ -537,6 +540,42 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		func(r *sql.Rows, b *bad) error { return r.Scan(&b.table, &b.key, &b.rule) })
 	for _, b := range rows {
 		rep.add(b.table, "action_key="+b.key, b.key, "%s", b.rule)
+	}
+	if err != nil || !tx.onServer() {
+		return err
+	}
+	return verifyConditionASTs(ctx, tx, rep)
+}
+
+// verifyConditionASTs checks, on PostgreSQL, that each rule's condition
+// has the translation the database evaluates (schema 11) and that it is
+// the condition's own, derived again here from the rule's text: a row
+// written by hand that says "true" for "context.amount <= 50" would
+// otherwise make the database permit what the signed rule does not.
+func verifyConditionASTs(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	type stored struct {
+		id        int64
+		condition string
+		ast       sql.NullString
+	}
+	// A ledger read before its upgrade (a read-only open) has none yet.
+	var since bool
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass('policy_conditions') IS NOT NULL").Scan(&since); err != nil || !since {
+		return err
+	}
+	rows, err := queryRows(ctx, tx, `SELECT p.id, p.condition, c.ast FROM policy_rules p LEFT JOIN policy_conditions c ON c.rule_id = p.id
+		WHERE p.condition <> '' ORDER BY p.id`, nil, func(r *sql.Rows, s *stored) error { return r.Scan(&s.id, &s.condition, &s.ast) })
+	for _, s := range rows {
+		row := fmt.Sprintf("id=%d", s.id)
+		want, terr := approvals.PortableConditionAST(s.condition)
+		switch {
+		case terr != nil:
+			rep.add("policy_rules", row, "", "the database cannot evaluate its condition (%v): guard refuses keys it decides; set the rule again with a condition it can", terr)
+		case !s.ast.Valid:
+			rep.add("policy_rules", row, "", "no translation of its condition is stored for the database to evaluate: guard refuses keys it decides; set the rule again")
+		case s.ast.String != want:
+			rep.add("policy_conditions", "rule_id="+strconv.FormatInt(s.id, 10), "", "the stored translation of rule %d's condition is not the condition's own", s.id)
+		}
 	}
 	return err
 }

@@ -70,7 +70,8 @@ func Admin(t testing.TB) string {
 }
 
 // DB creates an empty database owned by a fresh login role (the schema's
-// owner, not a superuser) and returns that role's URL through
+// owner, not a superuser), with no bound on how far a fact's time may be
+// from the database's clock, and returns that role's URL through
 // TOLLGATE_TEST_PG (with its TLS settings); the database is dropped when
 // the test ends.
 func DB(t testing.TB) string {
@@ -86,6 +87,10 @@ func DB(t testing.TB) string {
 	for _, q := range []string{
 		fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' CREATEROLE", name+"_owner", Password),
 		fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, name+"_owner"),
+		// Tests run the ledger on an injected clock, days from the
+		// database's: the bound on a fact's time (schema 11) is lifted,
+		// as only a database's owner may; a test of the bound sets it.
+		fmt.Sprintf("ALTER DATABASE %s SET tollgate.clock_skew_ms = '-1'", name),
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)

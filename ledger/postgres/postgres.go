@@ -364,6 +364,7 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 // SQLSTATE codes the engine maps.
 const (
 	codeAppendOnly    = "TG001" // raised by the schema's append-only triggers
+	codeRefusedFact   = "TG002" // raised where a fact does not follow from the ledger's facts and rules (schema 11)
 	codeNoPrivilege   = "42501"
 	codeSerialization = "40001"
 	codeDeadlock      = "40P01"
@@ -385,6 +386,8 @@ func (e *Engine) MapError(err error) error {
 	switch pe.Code {
 	case codeAppendOnly:
 		return fmt.Errorf("%w: %s", engine.ErrAppendOnly, pe.Message)
+	case codeRefusedFact:
+		return fmt.Errorf("%w: the database refused a fact its rules do not allow: %s", engine.ErrNotPermitted, pe.Message)
 	case codeNoPrivilege:
 		return fmt.Errorf("%w: the database refused this role: %s", engine.ErrNotPermitted, pe.Message)
 	case codeSerialization, codeDeadlock, codeLockNotAvail:
