@@ -101,7 +101,14 @@ func TestCrashWithSIGKILL(t *testing.T) {
 			// Kill at a random moment after the writer has opened the
 			// ledger, so that every kill lands in the middle of its work
 			// however slow the start (the race detector slows it a lot).
-			delay := time.Duration(10+rng.IntN(150)) * time.Millisecond
+			// On PostgreSQL a writer's first guard also logs in over TLS and
+			// plans the database's checks: a longer spread, or most writers
+			// die before their first permit on a loaded machine.
+			spread := 150
+			if onPostgres {
+				spread = 600
+			}
+			delay := time.Duration(10+rng.IntN(spread)) * time.Millisecond
 			go func() {
 				select {
 				case <-ready:
