@@ -68,8 +68,10 @@ type (
 	}
 	snapshotMsg struct {
 		query
-		items  []item
-		more   bool
+		items []item
+		more  bool
+		// above is the scan's top the rows were read above (scanning).
+		above  int64
 		counts ledger.Counts
 		epoch  string
 		sign   ledger.Signing
@@ -158,11 +160,7 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 			return nil, false, err
 		}
 		for _, r := range rows {
-			it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, Epoch: r.Epoch, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
-			if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
-				it.Deadline = r.Deadline
-			}
-			out = append(out, it)
+			out = append(out, rowItem(r))
 		}
 	}
 	more := len(out) > limit
@@ -172,9 +170,20 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 	return out, more, nil
 }
 
+// rowItem is an action's row as the lists show it.
+func rowItem(r ledger.Row) item {
+	it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, Epoch: r.Epoch, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
+	if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
+		it.Deadline = r.Deadline
+	}
+	return it
+}
+
 // snapshotCmd reloads the counts, the epoch and the visible page of the
-// active view in one go.
-func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit int) func() snapshotMsg {
+// active view in one go. A scanned list (scanning) is not re-read: its
+// scan starts once the counts say how far it goes, and a refresh reads
+// only the rows above its top (above; 0 before it started).
+func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit int, above int64) func() snapshotMsg {
 	return func() snapshotMsg {
 		ctx, cancel := context.WithTimeout(pctx, 10*time.Second)
 		defer cancel()
@@ -191,7 +200,14 @@ func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit
 		if msg.sign, msg.err = s.Signing(ctx, operator); msg.err != nil {
 			return msg
 		}
-		if msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit); msg.err != nil {
+		switch {
+		case scanning(q) && above > 0:
+			msg.above = above
+			msg.items, msg.err = rowsAbove(ctx, s, q.filter, above)
+		case !scanning(q):
+			msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit)
+		}
+		if msg.err != nil {
 			return msg
 		}
 		msg.pending, msg.err = pendingKeys(ctx, s, q, msg.items)

@@ -49,6 +49,10 @@ type listView struct {
 	wantWhy string
 	// active is the ledger's active epoch, once a load has read it.
 	active *string
+	// scan reads a filter of All in windows of ids (scanning); gen
+	// numbers the scans started, so a dropped one's windows are told.
+	scan *scanState
+	gen  int
 }
 
 // setActiveEpoch tells the list the ledger's active epoch, so that it
@@ -293,7 +297,7 @@ func (l *listView) reset(filter string) {
 	if it, ok := l.current(); ok {
 		l.want, l.wantWhy = &it, "filtered out"
 	}
-	l.items, l.loaded, l.cursor, l.offset, l.filter = nil, false, 0, 0, filter
+	l.items, l.loaded, l.cursor, l.offset, l.filter, l.scan = nil, false, 0, 0, filter, nil
 }
 
 // clearSelection drops every mark, after a batch was acted on.
@@ -533,10 +537,16 @@ func (l *listView) View() string {
 	b.WriteString(st.Header.Render(ansi.Truncate(line("  ", first, state, third, pad(fourth, timeW), agent), w, "")))
 	if len(l.items) == 0 {
 		b.WriteString("\n")
+		scan := l.scanText()
 		if !l.loaded {
 			b.WriteString(st.Empty.Render("loading..."))
+		} else if l.scan != nil && l.scan.running {
+			b.WriteString(st.Empty.Render(wrap(scan, w)))
 		} else if l.filter != "" {
-			b.WriteString(st.Empty.Render(wrap("Nothing here matches the filter \""+safetext.Escape(l.filter)+"\" (esc clears it).", w)))
+			if scan != "" {
+				scan = "; " + scan
+			}
+			b.WriteString(st.Empty.Render(wrap("Nothing here matches the filter \""+safetext.Escape(l.filter)+"\" (esc clears it"+scan+").", w)))
 		} else {
 			b.WriteString(st.Empty.Render(wrap(emptyText[l.id], w)))
 		}
@@ -581,7 +591,11 @@ func (l *listView) View() string {
 			b.WriteString(st.Row.Render(text))
 		}
 	}
-	if l.more && end == len(l.items) {
+	switch {
+	case end < len(l.items):
+	case l.scan != nil && l.scan.running:
+		b.WriteString("\n" + st.Muted.Render(ansi.Truncate(l.scanText(), w, "…")))
+	case l.more:
 		b.WriteString("\n" + st.Muted.Render("loading more..."))
 	}
 	return b.String()

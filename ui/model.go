@@ -53,6 +53,9 @@ type Options struct {
 	// asks for their passphrase when it starts (and again before a
 	// decision while one is still locked), without echo.
 	Locked []LockedKey
+	// scanWindow is how many ids one step of a filter's scan of All reads
+	// (zero: defaultScanWindow); tests make it small.
+	scanWindow int64
 }
 
 // Model is the console's root model.
@@ -122,6 +125,9 @@ func New(opt Options) (*Model, error) {
 	}
 	if opt.Clipboard == nil {
 		opt.Clipboard = os.Stderr
+	}
+	if opt.scanWindow <= 0 {
+		opt.scanWindow = defaultScanWindow
 	}
 	if opt.Refresh == 0 {
 		opt.Refresh = 100 * time.Millisecond
@@ -213,7 +219,11 @@ func (m *Model) snapshot() tea.Cmd {
 	// processes added at the top do not push the selected key out of the
 	// reloaded window, however deep the cursor is (up to the list cap).
 	limit := min(m.list().loadedCount()+pageSize, maxReload)
-	f := snapshotCmd(m.opt.Context, m.store, m.query(), m.opt.Operator, limit)
+	var above int64
+	if sc := m.list().scan; sc != nil && !sc.running {
+		above = sc.top
+	}
+	f := snapshotCmd(m.opt.Context, m.store, m.query(), m.opt.Operator, limit, above)
 	return func() tea.Msg { return f() }
 }
 
@@ -280,6 +290,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.list().appendItems(msg.items, msg.more)
 		}
 		return m, nil
+	case scanMsg:
+		return m, m.onScan(msg)
 	case detailMsg:
 		return m, m.onDetail(msg)
 	case dialogDoneMsg:
@@ -399,6 +411,10 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	if msg.query != m.query() {
 		return tea.Batch(m.snapshot(), why, bell)
 	}
+	if scanning(msg.query) {
+		return tea.Batch(why, bell, m.scanSnapshot(msg))
+	}
+	m.list().scan = nil // another order: the rows are one query's
 	lost, reason := m.list().setItems(msg.items, msg.more)
 	if m.dialog != nil {
 		for _, c := range m.dialog.recheck(msg.query.view, msg.items, msg.more) {
@@ -409,6 +425,57 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 		lost = nil // announced with who decided it, as in every view
 	}
 	return tea.Batch(m.loadDetail(), why, bell, m.cursorLeft(lost, reason))
+}
+
+// scanSnapshot starts the scan of a filter of All once the counts say
+// how many ids it has to read, or, on a refresh, adds the rows written
+// above its top.
+func (m *Model) scanSnapshot(msg snapshotMsg) tea.Cmd {
+	l := m.list()
+	switch {
+	case l.scan == nil:
+		return tea.Batch(m.loadDetail(), m.scanStep(m.active, l.startScan(msg.counts.All)))
+	case l.scan.running || msg.above != l.scan.top:
+		return nil // a window is out, or the rows are above another top
+	}
+	before, _ := l.current()
+	l.addAbove(msg.items, msg.counts.All)
+	if after, _ := l.current(); after.Key != before.Key || after.ID != before.ID {
+		return m.loadDetail()
+	}
+	return nil
+}
+
+// scanStep reads one window of the active filter's scan of view v.
+func (m *Model) scanStep(v viewID, r scanReq) tea.Cmd {
+	return scanCmd(m.opt.Context, m.store, v, m.views[v].filter, m.opt.scanWindow, r)
+}
+
+// onScan handles one window of a scan: its rows are added and the next
+// window read, until a page is found or every id is read. A window of a
+// dropped scan, or of a view left, is dropped.
+func (m *Model) onScan(msg scanMsg) tea.Cmd {
+	l := m.views[msg.view]
+	switch {
+	case !l.ofScan(msg):
+		return nil
+	case msg.err != nil:
+		l.stopScan()
+		m.say(sevError, "scan: "+safetext.Escape(msg.err.Error())+" (/ filters again)")
+		return nil
+	case msg.view != m.active:
+		l.stopScan()
+		return nil
+	}
+	before, _ := l.current()
+	var cmds []tea.Cmd
+	if r, ok := l.scanned(msg); ok {
+		cmds = append(cmds, m.scanStep(msg.view, r))
+	}
+	if after, _ := l.current(); after.Key != before.Key || after.ID != before.ID {
+		cmds = append(cmds, m.loadDetail())
+	}
+	return tea.Batch(cmds...)
 }
 
 // onDetail handles a row's detail, for the pane or the full view.
@@ -726,7 +793,11 @@ func (m *Model) routeList(msg tea.KeyMsg) tea.Cmd {
 		cmds = append(cmds, m.loadDetail())
 	}
 	if m.list().takeMoreRequest() {
-		cmds = append(cmds, m.loadMore())
+		if r, ok := m.list().resumeScan(); ok {
+			cmds = append(cmds, m.scanStep(m.active, r))
+		} else if m.list().scan == nil {
+			cmds = append(cmds, m.loadMore())
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -745,6 +816,7 @@ func (m *Model) openFull() tea.Cmd {
 }
 
 func (m *Model) switchView(v viewID) tea.Cmd {
+	m.list().stopScan() // its windows are dropped; it starts again on return
 	m.active = v
 	m.detail.SetFocus(false)
 	m.notice = ""

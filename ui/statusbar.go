@@ -167,6 +167,10 @@ func (m *Model) statusBar(w int) string {
 			if l.more {
 				shown += "+"
 			}
+			if l.scan != nil && l.scan.running {
+				// The list's own progress line may be below its rows.
+				shown += " · " + l.scanProgress()
+			}
 		}
 		msg = append(msg, st.Muted.Render("filter: "+safetext.Escape(f)+" · "+shown))
 	}
