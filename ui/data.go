@@ -70,11 +70,12 @@ type (
 		query
 		items []item
 		more  bool
-		// above is the scan's top the rows were read above (scanning).
-		above  int64
-		counts ledger.Counts
-		epoch  string
-		sign   ledger.Signing
+		// above is the scan's top the rows were read above, and newest
+		// the ledger's newest id, where a scan starts (scanning).
+		above, newest int64
+		counts        ledger.Counts
+		epoch         string
+		sign          ledger.Signing
 		// pending are the keys pending now (the first pendingWatch by
 		// deadline), whatever the view: a key that leaves them without
 		// this console deciding it is announced in every view.
@@ -201,10 +202,12 @@ func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit
 			return msg
 		}
 		switch {
-		case scanning(q) && above > 0:
+		case scanning(q):
 			msg.above = above
-			msg.items, msg.err = rowsAbove(ctx, s, q.filter, above)
-		case !scanning(q):
+			if msg.newest, msg.err = newestID(ctx, s); msg.err == nil && above > 0 {
+				msg.items, msg.err = rowsAbove(ctx, s, q.filter, above)
+			}
+		default:
 			msg.items, msg.more, msg.err = loadPage(ctx, s, q, nil, limit)
 		}
 		if msg.err != nil {

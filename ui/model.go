@@ -434,16 +434,12 @@ func (m *Model) scanSnapshot(msg snapshotMsg) tea.Cmd {
 	l := m.list()
 	switch {
 	case l.scan == nil:
-		return tea.Batch(m.loadDetail(), m.scanStep(m.active, l.startScan(msg.counts.All)))
+		return tea.Batch(m.loadDetail(), m.scanStep(m.active, l.startScan(msg.newest)))
 	case l.scan.running || msg.above != l.scan.top:
 		return nil // a window is out, or the rows are above another top
 	}
-	before, _ := l.current()
-	l.addAbove(msg.items, msg.counts.All)
-	if after, _ := l.current(); after.Key != before.Key || after.ID != before.ID {
-		return m.loadDetail()
-	}
-	return nil
+	l.addAbove(msg.items, msg.newest)
+	return m.loadDetail() // the rows keep their state; the pane re-reads it
 }
 
 // scanStep reads one window of the active filter's scan of view v.

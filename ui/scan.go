@@ -90,6 +90,17 @@ func rowsAbove(ctx context.Context, s Ledger, filter string, top int64) ([]item,
 	return out, err
 }
 
+// newestID is the newest action's id (0 for none), where a scan starts:
+// ids may have gaps (archived actions, a PostgreSQL sequence), so the
+// count of actions is not it.
+func newestID(ctx context.Context, s Ledger) (int64, error) {
+	rows, err := s.List(ctx, ledger.Filter{Limit: 1})
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	return rows[0].ID, nil
+}
+
 // startScan drops the rows and starts a scan of the ids up to top.
 func (l *listView) startScan(top int64) scanReq {
 	l.gen++
@@ -152,7 +163,8 @@ func (l *listView) addAbove(items []item, newest int64) {
 }
 
 // scanText says how far a running scan has come, or, when it read every
-// id, how many it read; "" without a scan.
+// id, how many it read; "" without a scan. Ids stand for actions: they
+// are as many but for gaps.
 func (l *listView) scanText() string {
 	sc := l.scan
 	switch {

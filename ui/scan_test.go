@@ -146,6 +146,17 @@ func TestScanNoMatch(t *testing.T) {
 	if !strings.Contains(v, `Nothing here matches the filter "zzz-nothing"`) || !strings.Contains(v, "all 30,000 actions scanned") {
 		t.Fatalf("no 'no match' after the whole scan:\n%s", v)
 	}
+	// A refresh adds what was recorded since, without scanning again.
+	if _, err := m.store.(*ledger.Store).Record(ctx, "note:zzz-nothing-new", ledger.Payload{Kind: "note", Target: "t", Body: "b"},
+		ledger.RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if held := pump(m, m.snapshot()); len(held) != 0 {
+		t.Fatal("a refresh scanned again")
+	}
+	if v := m.View(); !strings.Contains(v, "note:zzz-nothing-new") {
+		t.Fatalf("a refresh did not add the row recorded since:\n%s", v)
+	}
 }
 
 // TestScanFindsOldRows: a filter matching only the oldest rows reads
