@@ -134,15 +134,20 @@ type heldEvent struct {
 // a key the transaction did not lock would be appended without the
 // key's lock: refused, as a bug, before anything is written.
 func holdEvent(tx *Tx, key, typ, actor, detail string, at int64, f factRef) error {
-	logical := key
-	if k, err := ParseKey(key); err == nil {
-		logical = k.Logical
-	}
-	if logical != tx.keyLock {
+	if logicalOf(key) != tx.keyLock {
 		return fmt.Errorf("ledger: an event of key %s in a transaction that locked %s only", key, tx.keyLock)
 	}
 	tx.events = append(tx.events, heldEvent{key, typ, actor, detail, at, f})
 	return nil
+}
+
+// logicalOf is the logical key a key transaction locks for key: every
+// epoch of one action is one lock. A key that does not parse is its own.
+func logicalOf(key string) string {
+	if k, err := ParseKey(key); err == nil {
+		return k.Logical
+	}
+	return key
 }
 
 // flushEvents appends a key transaction's events to the chain in one

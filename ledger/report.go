@@ -81,11 +81,7 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 	if err := CheckReportInput(key, outcome, opt); err != nil {
 		return ReportAnswer{}, err
 	}
-	logical := key
-	if k, err := ParseKey(key); err == nil {
-		logical = k.Logical
-	}
-	r, err := writeKeyed(ctx, s, logical, func(tx *Tx) (refused[ReportAnswer], error) {
+	r, err := writeKeyed(ctx, s, logicalOf(key), func(tx *Tx) (refused[ReportAnswer], error) {
 		return reportTx(ctx, tx, key, permitID, outcome, opt)
 	})
 	if err != nil {
