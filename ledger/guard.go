@@ -95,7 +95,15 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// write, so they take the full path, which reads the facts.
 	digest := p.Digest()
 	opt.target = p.Target
-	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
+	g := s.grantInputs()
+	if sg, ok := s.serverGuard(g); ok {
+		// The database answers the common guard whole, the retry's lookup
+		// included, in one round trip; what it leaves to this path it
+		// leaves having written nothing.
+		if a, done, err := s.guardOnServer(ctx, sg, k, p, digest, opt); done || err != nil {
+			return a, err
+		}
+	} else if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
 		switch ix.Stage {
 		case StatePending:
 			// A pending key is answered from the index only while its
@@ -110,7 +118,6 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), nil
 		}
 	}
-	g := s.grantInputs()
 	// The permit ids this call's attempts issued: an attempt whose
 	// COMMIT's answer was lost may have stored its permit, which the
 	// retry then finds. Only this call knew the id, so the permit is its

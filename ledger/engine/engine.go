@@ -95,6 +95,68 @@ type KeyLocker interface {
 	LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time, error)
 }
 
+// ServerGuard is an engine that takes the common guard whole in one
+// call of its own (PostgreSQL from schema 14, tollgate_guard): an
+// identical retry that needs no new step, or a new key on a ledger whose
+// trust and rules the database can judge alone, recorded, evaluated and
+// permitted, sent for approval or denied in the call's one transaction,
+// at the database's time. Anything else it answers GuardFull, having
+// written nothing, and the state machine takes its own path. Its second
+// result is false, with nothing sent, when the schema has no such call
+// (an engine opened at an older version).
+type ServerGuard interface {
+	ServerGuard(ctx context.Context, c GuardCall) (GuardReply, bool, error)
+}
+
+// GuardCall is what a guard sends: the key, its payload as the state
+// machine stores it (Canonical is empty when Redacted: only digests are
+// kept), the agent, the context's canonical text and digest, the lease
+// asked for and the permit id the call generated. Retry is set on an
+// attempt after one that may have committed (its answer was lost): the
+// answer then waits, as a commit does, for the ledger's replicas.
+type GuardCall struct {
+	Key, SHA256, Canonical, Kind, Target, BodySHA256 string
+	Redacted                                         bool
+	Agent, ContextSHA256, Context                    string
+	LeaseMS                                          int64
+	PermitID                                         string
+	Retry                                            bool
+}
+
+// GuardPath is what a server-side guard did.
+type GuardPath string
+
+// The paths of a GuardReply.
+const (
+	// GuardNew: the key was new and its policy's step was taken.
+	GuardNew GuardPath = "new"
+	// GuardIndex: an identical retry answered from the projection, whose
+	// packed answer is Answer.
+	GuardIndex GuardPath = "index"
+	// GuardOwn: the key's running permit is the one this call's id
+	// names: an earlier attempt of the call committed it.
+	GuardOwn GuardPath = "own"
+	// GuardFull: nothing was written; the state machine's own path
+	// decides.
+	GuardFull GuardPath = "full"
+)
+
+// GuardReply is a server-side guard's answer. Now is the database's time
+// of the call; Mode, RuleID (0: no rule matched), Pattern, TTLms and
+// Approvers the policy applied to a new key; PermitID and LeaseMS the
+// permit issued (GuardNew, auto) or owned (GuardOwn); ExpiresMS the
+// approval request's deadline.
+type GuardReply struct {
+	Path               GuardPath
+	Answer             string
+	Now                int64
+	Mode, Pattern      string
+	RuleID, TTLms      int64
+	Approvers          int64
+	PermitID           string
+	LeaseMS, ExpiresMS int64
+}
+
 // Watch tells whether any process committed since it was last asked.
 type Watch interface {
 	// Changed reports whether the ledger changed since the previous call;

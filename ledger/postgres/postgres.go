@@ -70,6 +70,8 @@ type Engine struct {
 	db       *sql.DB
 	location string
 	ro       bool
+	// guardFn is set when the schema has tollgate_guard (version 14).
+	guardFn bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -142,6 +144,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
 	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
+		e.guardFn = version >= guardVersion
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -156,6 +159,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		}
 		return fmt.Errorf("open ledger %s: %w", e.location, err)
 	}
+	e.guardFn = opt.UpTo == 0 || opt.UpTo >= guardVersion
 	return nil
 }
 
@@ -359,6 +363,34 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 		return time.Time{}, err
 	}
 	return time.UnixMilli(ms).UTC(), nil
+}
+
+// guardVersion is the schema version that made tollgate_guard.
+const guardVersion = 14
+
+// guardSQL calls tollgate_guard in autocommit: one round trip, one
+// transaction, no lock held across the network.
+const guardSQL = `SELECT o_path, coalesce(o_answer, ''), o_now, coalesce(o_mode, ''), coalesce(o_rule, 0), coalesce(o_pattern, ''),
+	coalesce(o_ttl_ms, 0), coalesce(o_approvers, 0), coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), coalesce(o_expires_ms, 0)
+	FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+
+// ServerGuard implements engine.ServerGuard with tollgate_guard
+// (schema 14).
+func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.GuardReply, bool, error) {
+	var r engine.GuardReply
+	if !e.guardFn || e.ro {
+		return r, false, nil
+	}
+	var canonical *string
+	if !c.Redacted {
+		canonical = &c.Canonical
+	}
+	var path string
+	err := e.db.QueryRowContext(ctx, guardSQL, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
+		c.Context, c.LeaseMS, c.PermitID, c.Retry).Scan(&path, &r.Answer, &r.Now, &r.Mode, &r.RuleID, &r.Pattern, &r.TTLms, &r.Approvers,
+		&r.PermitID, &r.LeaseMS, &r.ExpiresMS)
+	r.Path = engine.GuardPath(path)
+	return r, true, err
 }
 
 // SQLSTATE codes the engine maps.

@@ -1,0 +1,103 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+)
+
+// serverGuard returns the engine's one-call guard when this store may use
+// it: a writer on an engine that has one (PostgreSQL, schema 14), whose
+// time is the engine's (an injected clock is the client's, which the
+// database's call does not take), and whose grants need no proof read
+// outside the ledger (an anchor, a witness): those take the full path,
+// where Go proves them. A grouped or sealed store writes as it always did.
+func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
+	sg, ok := s.eng.(engine.ServerGuard)
+	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() || g.anchor != nil || len(g.witness) > 0 {
+		return nil, false
+	}
+	return sg, true
+}
+
+// guardOnServer runs one guard through the engine's call, retried as a
+// write is. done is false when the database left the guard to the full
+// path (it wrote nothing then) or has no such call.
+//
+// The call is its own transaction, so a connection lost after it was
+// sent may have committed it: the retry sends the same permit id, which
+// the database recognises as this call's own (GuardOwn), and a caller
+// whose retries all fail is told the commit is unknown, as a key
+// transaction whose COMMIT got no answer is.
+func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key, p Payload, digest string, opt GuardOptions) (Answer, bool, error) {
+	c := engine.GuardCall{Key: k.String(), SHA256: digest, Kind: p.Kind, Target: p.Target, BodySHA256: sha256Hex([]byte(p.Body)),
+		Redacted: opt.Redact, Agent: opt.Agent, ContextSHA256: opt.Context.Digest(), Context: string(opt.Context.Canonical()),
+		LeaseMS: opt.Lease.Milliseconds(), PermitID: newUUID()}
+	if !opt.Redact {
+		c.Canonical = string(p.Canonical())
+	}
+	var r engine.GuardReply
+	var has bool
+	err := s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
+		var err error
+		r, has, err = sg.ServerGuard(ctx, c)
+		if err != nil && s.retryable(err) && !notSent(err) && !errors.Is(s.eng.MapError(err), ErrBusy) {
+			c.Retry = true
+			return &commitError{err}
+		}
+		return err
+	})
+	if err != nil || !has {
+		return Answer{}, false, err
+	}
+	a := Answer{Key: c.Key, Logical: k.Logical, Epoch: k.Epoch, SHA256: digest}
+	switch r.Path {
+	case engine.GuardNew:
+		s.commits.Add(1)
+		return newKeyAnswer(a, r), true, nil
+	case engine.GuardOwn:
+		a.State, a.Verdict, a.PermitID, a.LeaseUntil = StateExecuting, Permitted, r.PermitID, fromMS(r.LeaseMS)
+		return a, true, nil
+	case engine.GuardIndex:
+		ix := indexRow{Key: c.Key, Kind: p.Kind}
+		if !ix.unpack(r.Answer) || ix.SHA256 != digest || ix.Context != c.ContextSHA256 {
+			return Answer{}, false, integrityError("key %s: the database answered from a projection row that is not this payload's", c.Key)
+		}
+		a.SHA256, a.Replayed = ix.SHA256, true
+		return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, r.Now), true, nil
+	case engine.GuardFull:
+		return Answer{}, false, nil
+	}
+	return Answer{}, false, fmt.Errorf("ledger: the database's guard of key %s answered an unknown path %q", c.Key, r.Path)
+}
+
+// newKeyAnswer is the answer to the call that recorded a new key and took
+// the step its policy decided, as guardTx gives it.
+func newKeyAnswer(a Answer, r engine.GuardReply) Answer {
+	a.Policy = approvals.Mode(r.Mode)
+	if r.RuleID != 0 {
+		a.Rule = &approvals.Explain{RuleID: r.RuleID, Pattern: r.Pattern}
+	}
+	switch a.Policy {
+	case approvals.Deny:
+		a.State, a.Verdict, a.Reason = StateDenied, Denied, "denied by policy "+r.Pattern
+	case approvals.Auto:
+		a.State, a.Verdict, a.PermitID, a.LeaseUntil = StateExecuting, Permitted, r.PermitID, fromMS(r.LeaseMS)
+	default:
+		a.Approvers = int(r.Approvers)
+		a.State, a.Verdict, a.ExpiresAt = StatePending, RetryLater, fromMS(r.ExpiresMS)
+	}
+	return a
+}
+
+// notSent reports a failure that happened before the call reached the
+// server (no connection could be made): nothing of it can have committed.
+func notSent(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce) || pgconn.SafeToRetry(err)
+}

@@ -1,0 +1,278 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/engine"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+)
+
+// clientPath is a PostgreSQL engine without its one-call guard: the
+// store on it guards through the state machine's own key transactions.
+type clientPath struct{ *postgres.Engine }
+
+// ServerGuard declines, so that the state machine takes its own path.
+func (clientPath) ServerGuard(context.Context, engine.GuardCall) (engine.GuardReply, bool, error) {
+	return engine.GuardReply{}, false, nil
+}
+
+// sameShape blanks what differs between two guards of one payload under
+// two keys at two moments: the key, the permit's id and the times.
+func sameShape(a Answer) Answer {
+	a.Key, a.Logical = "", ""
+	a.PermitID = strings.Repeat("x", min(len(a.PermitID), 1))
+	a.LeaseUntil, a.ExpiresAt = time.Time{}.Add(time.Duration(boolInt(!a.LeaseUntil.IsZero()))), time.Time{}.Add(time.Duration(boolInt(!a.ExpiresAt.IsZero())))
+	return a
+}
+
+// TestPostgresGuardFunctionWritesAsTheClient: a guard answered by the
+// database's one call (schema 14) writes the facts and events a guard
+// through the state machine's own transactions writes, event for event
+// (types, actors, details but for the permit's id and the times, the
+// fact each commits), for an auto, an approval (quorum 2), a deny and the
+// default rule, a redacted payload, a context, and a kind whose text JSON
+// escapes differently in Go and in PostgreSQL; its answers, first and
+// retried, are the client path's; each is one round trip; and verify and
+// export prove every row it wrote.
+func TestPostgresGuardFunctionWritesAsTheClient(t *testing.T) {
+	u := pgtest.DB(t)
+	wire := &wireCounter{}
+	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), Tracer: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := New(ctx, eng, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fn.Close()
+	eng2, err := postgres.Open(ctx, u, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := New(ctx, clientPath{eng2}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	weird := "w<&>\u2028\u2029\b\f\x01\x7f\"\\é/"
+	for _, r := range []approvals.Rule{{Pattern: "run", Mode: approvals.Auto}, {Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2},
+		{Pattern: "stop", Mode: approvals.Deny}, {Pattern: "w*", Mode: approvals.Auto}} {
+		if _, err := fn.SetPolicy(ctx, r, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := fn.Guard(ctx, "run:warm", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot"}); err != nil { // prepares the call
+		t.Fatal(err)
+	}
+	cases := []struct {
+		kind   string
+		redact bool
+		c      Context
+	}{
+		{"run", false, nil}, {"run", true, nil}, {"run", false, Context{"amount": 5.0, "note": "<a&b>", "tags": []string{"x"}}},
+		{"ask", false, nil}, {"stop", false, nil}, {"none", false, nil}, {weird, false, nil}, {weird, true, Context{"k": weird}},
+	}
+	for i, c := range cases {
+		p := Payload{c.kind, "t<" + weird, "body " + weird}
+		opt := GuardOptions{Agent: "bot <&>\"é", Redact: c.redact, Context: c.c}
+		kf, kg := "f:"+string(rune('a'+i)), "g:"+string(rune('a'+i))
+		for round := range 2 {
+			var af Answer
+			n := wire.calls(t, "guard "+kf, func() (err error) { af, err = fn.Guard(ctx, kf, p, opt); return err })
+			if n != 1 {
+				t.Errorf("case %d round %d: the database's guard took %d round trips, not 1", i, round, n)
+			}
+			ag, err := client.Guard(ctx, kg, p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(sameShape(af), sameShape(ag)) {
+				t.Errorf("case %d round %d: answers differ:\n function %+v\n client   %+v", i, round, af, ag)
+			}
+		}
+		ef, err := fn.Timeline(ctx, kf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eg, err := client.Timeline(ctx, kg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ef) != len(eg) || len(ef) < 2 {
+			t.Fatalf("case %d: %d events through the function, %d through the client", i, len(ef), len(eg))
+		}
+		for j := range ef {
+			f, g := ef[j], eg[j]
+			for _, e := range []*Event{&f, &g} {
+				for _, k := range []string{"permit_id", "lease_ms", "expires_ms"} {
+					if _, ok := e.Detail[k]; ok {
+						e.Detail[k] = "set"
+					}
+				}
+			}
+			if f.Type != g.Type || f.Actor != g.Actor || f.FactTable != g.FactTable || f.FactRow != kf || g.FactRow != kg ||
+				!reflect.DeepEqual(f.Detail, g.Detail) || f.FactSHA256 == "" {
+				t.Errorf("case %d event %d differs:\n function %+v\n client   %+v", i, j, f, g)
+			}
+		}
+	}
+	rep, err := fn.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Facts == 0 {
+		t.Fatalf("verify: %+v", rep)
+	}
+	if _, err := fn.Export(ctx, io.Discard); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+}
+
+// TestPostgresGuardFunctionGivesNothingNotGiven: an agent's role calling
+// tollgate_guard itself, with arguments of its choosing, gets nothing a
+// guard would not give it: another agent's running key answers wait, and
+// that agent's permit id (which any role may read) is not its own; a
+// digest that is not the payload's, a payload whose fields are not the
+// ones sent, a context that is not its digest, a lease outside the
+// bounds, a key outside the grammar or a permit id that is not one are
+// refused with nothing written; a kind under an approval rule gets a
+// request, not a permit; the time is the database's; and the helpers
+// that hash rows are not the agent's to call. Verify proves the ledger
+// after it all.
+func TestPostgresGuardFunctionGivesNothingNotGiven(t *testing.T) {
+	r := newPGRoles(t)
+	boundClock(t, r.owner)
+	bot1 := openAt(t, r.bot1)
+	a, err := bot1.Guard(ctx, "run:mine", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if err != nil || a.Verdict != Permitted {
+		t.Fatalf("honest guard: %+v %v", a, err)
+	}
+	raw := rawDB(t, r.bot2)
+	count := func() (n int64) {
+		t.Helper()
+		if err := raw.QueryRow("SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM intents) + (SELECT count(*) FROM permits)").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	p := Payload{"run", "t", "b"}
+	canon := string(p.Canonical())
+	type call struct {
+		key, sha                                      string
+		canonical                                     any
+		kind, target, bodySHA, agent, ctxSHA, ctxText string
+		lease                                         int64
+		permit                                        string
+	}
+	honest := func(key string) call {
+		return call{key, p.Digest(), canon, "run", "t", sha256Hex([]byte("b")), "bot2", "", "", 60000, newUUID()}
+	}
+	guardAs := func(db *rawConn, c call) (engine.GuardReply, string) {
+		t.Helper()
+		var r engine.GuardReply
+		var path string
+		err := db.QueryRow(`SELECT o_path, coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), o_now FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false)`,
+			c.key, c.sha, c.canonical, c.kind, c.target, c.bodySHA, c.agent, c.ctxSHA, c.ctxText, c.lease, c.permit).Scan(&path, &r.PermitID, &r.LeaseMS, &r.Now)
+		r.Path = engine.GuardPath(path)
+		var pe *pgconn.PgError
+		switch {
+		case err == nil:
+			return r, ""
+		case errors.As(err, &pe):
+			return r, pe.Code
+		}
+		t.Fatalf("tollgate_guard: %v", err)
+		return r, ""
+	}
+	guard := func(c call) (engine.GuardReply, string) { t.Helper(); return guardAs(raw, c) }
+	before := count()
+	// Another agent's key: its answer, never its permit.
+	var theirs string
+	if err := raw.QueryRow("SELECT permit_id FROM permits WHERE action_key = 'run:mine'").Scan(&theirs); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{newUUID(), theirs} {
+		c := honest("run:mine")
+		c.permit = id
+		if got, code := guard(c); code != "" || got.Path != engine.GuardIndex || got.PermitID != "" {
+			t.Errorf("another agent's key with permit id %s: %+v %s", id, got, code)
+		}
+	}
+	refused := map[string]func(*call){
+		"a digest that is not the payload's":   func(c *call) { c.sha = strings.Repeat("a", 64) },
+		"a canonical text of another kind":     func(c *call) { c.kind = "other" },
+		"a canonical text of another target":   func(c *call) { c.target = "elsewhere" },
+		"a body digest that is not the body's": func(c *call) { c.bodySHA = strings.Repeat("b", 64) },
+		"a canonical text with a field more": func(c *call) {
+			c.canonical = `{"body":"b","kind":"run","mode":"auto","target":"t"}`
+			c.sha = sha256Hex([]byte(c.canonical.(string)))
+		},
+		"a context that is not its digest":       func(c *call) { c.ctxText, c.ctxSHA = `{"amount":1}`, strings.Repeat("c", 64) },
+		"a context digest without its context":   func(c *call) { c.ctxSHA = sha256Hex([]byte(`{"amount":1}`)) },
+		"a lease of ten years":                   func(c *call) { c.lease = 10 * 365 * 24 * 3600 * 1000 },
+		"a lease of nothing":                     func(c *call) { c.lease = 0 },
+		"a key outside the grammar":              func(c *call) { c.key = "RUN;DROP" },
+		"an epoch that is not one":               func(c *call) { c.key = "hsr1:nope:run-1" },
+		"a permit id that is not one":            func(c *call) { c.permit = "x" },
+		"another agent's permit id on a new key": func(c *call) { c.permit = theirs },
+	}
+	for what, change := range refused {
+		c := honest("run:forged")
+		change(&c)
+		if got, code := guard(c); code == "" {
+			t.Errorf("%s: stored (%+v)", what, got)
+		}
+	}
+	if n := count(); n != before {
+		t.Fatalf("the refused calls changed the ledger: %d rows, %d before", n, before)
+	}
+	// A kind under an approval rule: a request, whatever the caller wants.
+	c := honest("ask:1")
+	c.kind, c.canonical = "ask", string(Payload{"ask", "t", "b"}.Canonical())
+	c.sha = Payload{"ask", "t", "b"}.Digest()
+	if got, code := guard(c); code != "" || got.Path != engine.GuardNew || got.PermitID != "" {
+		t.Errorf("a kind under an approval rule: %+v %s", got, code)
+	}
+	var permits int
+	if err := raw.QueryRow("SELECT count(*) FROM permits WHERE action_key = 'ask:1'").Scan(&permits); err != nil || permits != 0 {
+		t.Errorf("a kind under an approval rule got %d permits (%v)", permits, err)
+	}
+	// The time is the database's; the lease the caller's, within bounds.
+	got, code := guard(honest("run:2"))
+	if code != "" || got.Path != engine.GuardNew || got.LeaseMS != got.Now+60000 {
+		t.Fatalf("honest call: %+v %s", got, code)
+	}
+	if d := time.Since(time.UnixMilli(got.Now)); d < -time.Minute || d > time.Minute {
+		t.Errorf("the permit's time is %s from this host's", d)
+	}
+	// Its own permit, on a retry with its id; the other agent's role may not.
+	c = honest("run:2")
+	c.permit = got.PermitID
+	if again, code := guard(c); code != "" || again.Path != engine.GuardOwn || again.PermitID != got.PermitID {
+		t.Errorf("the retry of its own call: %+v %s", again, code)
+	}
+	if mine, code := guardAs(rawDB(t, r.bot1), c); code != "" || mine.Path == engine.GuardOwn {
+		t.Errorf("another role's retry with the permit's id: %+v %s", mine, code)
+	}
+	for _, q := range []string{"SELECT tollgate_row_hash('permits', ARRAY['s'], ARRAY['x'])", "SELECT tollgate_go_json('x')"} {
+		var pe *pgconn.PgError
+		if _, err := raw.Exec(q); !errors.As(err, &pe) || pe.Code != "42501" {
+			t.Errorf("%s as an agent: %v", q, err)
+		}
+	}
+	rep, err := r.admin.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
