@@ -189,15 +189,30 @@ func (d *detailView) render() {
 	head, body := content[:split], content[split:]
 	d.head = wrapLines(strings.TrimRight(head, "\n"), w)
 	body = wrapLines(strings.TrimRight(body, "\n"), w)
-	room := max(d.height-2, 1)
+	inner := max(d.height-2, 1)
+	room := d.bodyRoom(inner, body)
+	if d.head != "" && room < 2 {
+		// A head that leaves the rest one line (a narrow pane, a key
+		// under an epoch) scrolls with it: a timeline read one line at a
+		// time cannot be read, and the head is back on top at g.
+		body, d.head = d.head+"\n"+body, ""
+		room = d.bodyRoom(inner, body)
+	}
+	d.vp.Height = room
+	d.vp.SetContent(body)
+}
+
+// bodyRoom is how many lines of body fit under the head in inner lines,
+// one kept for the position line when the body does not fit.
+func (d *detailView) bodyRoom(inner int, body string) int {
+	room := inner
 	if d.head != "" {
 		room = max(room-strings.Count(d.head, "\n")-1, 1)
 	}
 	if strings.Count(body, "\n")+1 > room {
 		room = max(room-1, 1)
 	}
-	d.vp.Height = room
-	d.vp.SetContent(body)
+	return room
 }
 
 // wrapLines wraps each line of s to w cells, styles kept.
@@ -211,6 +226,15 @@ func wrapLines(s string, w int) string {
 // field renders one "label value" line; value must already be escaped.
 func (d *detailView) field(b *strings.Builder, label, value string) {
 	b.WriteString(d.styles.Label.Render(fmt.Sprintf("%-10s", label)) + " " + value + "\n")
+}
+
+// digestField renders the digest's line cut at the pane's width, not at
+// word boundaries: a word wrap would put the 64 digits on lines of their
+// own below the label, which costs the fixed head a line that a 60-column
+// pane needs for the timeline under it.
+func (d *detailView) digestField(b *strings.Builder, sha string) {
+	line := d.styles.Label.Render(fmt.Sprintf("%-10s", "digest")) + " " + d.styles.Digest.Render(sha)
+	b.WriteString(ansi.Hardwrap(line, max(d.vp.Width, 10), true) + "\n")
 }
 
 func when(t time.Time) string {
@@ -240,7 +264,7 @@ func (d *detailView) content() (string, int) {
 		d.field(&b, "key epoch", orDash(f.KeyEpoch))
 		d.field(&b, "active", orDash(f.ActiveEpoch))
 		d.field(&b, "agent", safetext.Escape(f.Agent))
-		d.field(&b, "digest", st.Digest.Render(f.SHA256))
+		d.digestField(&b, f.SHA256)
 		d.field(&b, "at", when(f.At))
 		d.field(&b, "reason", safetext.Escape(f.Reason))
 		if d.detail == nil {
@@ -291,7 +315,7 @@ func (d *detailView) content() (string, int) {
 		// refuses the permit, so the console must not call it done.
 		b.WriteString(st.Differs.Render("NOT HONOURED: the approvals on file do not reach the quorum under the current operators; guard refuses the permit") + "\n")
 	}
-	d.field(&b, "digest", st.Digest.Render(dt.SHA256))
+	d.digestField(&b, dt.SHA256)
 	split := 0
 	if fixed {
 		split = b.Len()

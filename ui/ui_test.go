@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -1087,14 +1088,29 @@ func TestDetailHeadStaysAt60x20(t *testing.T) {
 	step(m, press("enter"))
 	step(m, press("G"))
 	view := m.View()
-	for _, want := range []string{"key        refund:long-1", "state      pending", a.SHA256[:56], a.SHA256[56:]} {
+	for _, want := range []string{"key        refund:long-1", "state      pending", "digest     " + a.SHA256[:8]} {
 		if !strings.Contains(view, want) {
 			t.Fatalf("after G the pane lost %q:\n%s", want, view)
 		}
 	}
+	// The digest is cut at the pane's edge, never dropped: its lines,
+	// read inside the border, hold all 64 digits in order.
+	var inside strings.Builder
+	for _, l := range strings.Split(view, "\n") {
+		inside.WriteString(strings.TrimSpace(strings.Trim(l, "│┌┐└┘─")))
+	}
+	if !strings.Contains(inside.String(), a.SHA256) {
+		t.Fatalf("the whole digest is not on screen:\n%s", view)
+	}
 	at := regexp.MustCompile(`lines (\d+)-(\d+) of (\d+)`).FindStringSubmatch(view)
 	if at == nil || at[2] != at[3] || at[1] == "1" {
 		t.Fatalf("the position line does not say the end is shown: %v\n%s", at, view)
+	}
+	// The head leaves the timeline more than one line: a digest word-wrapped
+	// under its label took the line the pane needs (one line at a time
+	// cannot be read).
+	if first, _ := strconv.Atoi(at[1]); first >= mustAtoi(t, at[2]) {
+		t.Fatalf("the pane shows one line of its body at a time: %v\n%s", at, view)
 	}
 	step(m, press("g"))
 	if !strings.Contains(m.View(), "lines 1-") {
@@ -1126,4 +1142,13 @@ func TestOwnDecisionIsNotNews(t *testing.T) {
 	if !strings.Contains(m.notice, "2 done") {
 		t.Fatalf("notice %q", m.notice)
 	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
