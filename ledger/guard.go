@@ -89,10 +89,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		opt.Lease = DefaultLease
 	}
 	// An identical retry of a key that needs no new step is answered from
-	// one index read. The projection grants nothing: only answers that
-	// tell the caller to wait or stop are read from it; rejected and
-	// reconciled keys need their reason, and recorded and approved keys a
-	// write, so they take the full path, which reads the facts.
+	// one index read (indexAnswer).
 	digest := p.Digest()
 	opt.target = p.Target
 	g := s.grantInputs()
@@ -104,18 +101,8 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			return a, err
 		}
 	} else if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
-		switch ix.Stage {
-		case StatePending:
-			// A pending key is answered from the index only while its
-			// epoch is the active one (one more indexed read): a request
-			// of an older epoch is fenced, on the full path.
-			if ix.Deadline > toMS(s.now()) && !s.epochIs(ctx, k.Epoch) {
-				break
-			}
-			fallthrough
-		case StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
-			a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
-			return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), nil
+		if a, ok := s.indexAnswer(ctx, k, ix, nil); ok {
+			return a, nil
 		}
 	}
 	// The permit ids this call's attempts issued: an attempt whose
@@ -151,6 +138,35 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		return Answer{}, err
 	}
 	return r.val, r.err
+}
+
+// indexAnswer answers an identical retry from the key's projection row,
+// read outside any transaction. The projection grants nothing: only
+// answers that tell the caller to wait or stop are read from it;
+// rejected and reconciled keys need their reason, and recorded and
+// approved keys a write, so they take the full path (false), which reads
+// the facts.
+//
+// epochIs, when not nil, says whether the key's epoch is the active one
+// (read with the row); nil reads it.
+func (s *Store) indexAnswer(ctx context.Context, k Key, ix indexRow, epochIs func(string) bool) (Answer, bool) {
+	if epochIs == nil {
+		epochIs = func(e string) bool { return s.epochIs(ctx, e) }
+	}
+	switch ix.Stage {
+	case StatePending:
+		// A pending key is answered from the index only while its epoch
+		// is the active one (one more indexed read): a request of an
+		// older epoch is fenced, on the full path.
+		if ix.Deadline > toMS(s.now()) && !epochIs(k.Epoch) {
+			return Answer{}, false
+		}
+		fallthrough
+	case StateExecuting, StateUncertain, StateSucceeded, StateFailed, StateDenied:
+		a := Answer{Key: k.String(), Logical: k.Logical, Epoch: k.Epoch, SHA256: ix.SHA256, Replayed: true}
+		return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, toMS(s.now())), true
+	}
+	return Answer{}, false
 }
 
 // guardTx takes the key's next step from its facts (in.facts, read in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -44,9 +45,25 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 	var r engine.GuardReply
 	var has bool
 	err := s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
+		c.WaitMS = 0
+		if d, ok := ctx.Deadline(); ok {
+			// The attempt's time left, less a margin for the answer's way
+			// back: a lock the database cannot have by then it gives up.
+			left := time.Until(d)
+			c.WaitMS = max((left - min(left/5, 200*time.Millisecond)).Milliseconds(), 1)
+		}
+		t0 := time.Now()
 		var err error
 		r, has, err = sg.ServerGuard(ctx, c)
-		if err != nil && s.retryable(err) && !notSent(err) && !errors.Is(s.eng.MapError(err), ErrBusy) {
+		switch {
+		case err == nil:
+		case gaveUpLock(err) && c.WaitMS > 0:
+			// The database's own bound on this attempt: nothing committed,
+			// exactly as an attempt of the client path abandoned while it
+			// waited for a lock.
+			return &abandonedError{err: fmt.Errorf("the database gave up a lock at the attempt's deadline (%s)", s.eng.MapError(err)),
+				after: time.Since(t0).Round(100 * time.Millisecond)}
+		case s.retryable(err) && !notSent(err) && !errors.Is(s.eng.MapError(err), ErrBusy):
 			c.Retry = true
 			return &commitError{err}
 		}
@@ -64,12 +81,18 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 		a.State, a.Verdict, a.PermitID, a.LeaseUntil = StateExecuting, Permitted, r.PermitID, fromMS(r.LeaseMS)
 		return a, true, nil
 	case engine.GuardIndex:
+		// The key's projection row, as fastLookup reads it: an identical
+		// retry is answered from it as from the fast path.
 		ix := indexRow{Key: c.Key, Kind: p.Kind}
 		if !ix.unpack(r.Answer) || ix.SHA256 != digest || ix.Context != c.ContextSHA256 {
-			return Answer{}, false, integrityError("key %s: the database answered from a projection row that is not this payload's", c.Key)
+			return Answer{}, false, nil
 		}
-		a.SHA256, a.Replayed = ix.SHA256, true
-		return answerFor(a, keyFacts{Stage: ix.Stage, Deadline: ix.Deadline}, r.Now), true, nil
+		var epochIs func(string) bool
+		if r.EpochRead {
+			epochIs = func(e string) bool { return e == r.ActiveEpoch }
+		}
+		a, ok := s.indexAnswer(ctx, k, ix, epochIs)
+		return a, ok, nil
 	case engine.GuardFull:
 		return Answer{}, false, nil
 	}
@@ -93,6 +116,13 @@ func newKeyAnswer(a Answer, r engine.GuardReply) Answer {
 		a.State, a.Verdict, a.ExpiresAt = StatePending, RetryLater, fromMS(r.ExpiresMS)
 	}
 	return a
+}
+
+// gaveUpLock reports the database's lock_timeout (55P03): the statement
+// failed, and its transaction with it.
+func gaveUpLock(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55P03"
 }
 
 // notSent reports a failure that happened before the call reached the

@@ -182,7 +182,7 @@ func TestPostgresGuardFunctionGivesNothingNotGiven(t *testing.T) {
 		t.Helper()
 		var r engine.GuardReply
 		var path string
-		err := db.QueryRow(`SELECT o_path, coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), o_now FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false)`,
+		err := db.QueryRow(`SELECT o_path, coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), o_now FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, 0)`,
 			c.key, c.sha, c.canonical, c.kind, c.target, c.bodySHA, c.agent, c.ctxSHA, c.ctxText, c.lease, c.permit).Scan(&path, &r.PermitID, &r.LeaseMS, &r.Now)
 		r.Path = engine.GuardPath(path)
 		var pe *pgconn.PgError
@@ -274,5 +274,35 @@ func TestPostgresGuardFunctionGivesNothingNotGiven(t *testing.T) {
 	rep, err := r.admin.Verify(ctx)
 	if err != nil || !rep.OK() {
 		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// TestPostgresGuardFunctionRowsMeetTheTriggers: the rows tollgate_guard
+// writes pass the schema's triggers (schema 11) as any insert does: with
+// the permit trigger made to refuse every permit (by the schema's owner,
+// as a probe), a guard of a new key under an auto rule is refused by the
+// database and stores nothing, while one under an approval rule, which
+// writes no permit, still goes through.
+func TestPostgresGuardFunctionRowsMeetTheTriggers(t *testing.T) {
+	r := newPGRoles(t)
+	boundClock(t, r.owner)
+	if _, err := rawDB(t, r.owner).Exec(`CREATE OR REPLACE FUNCTION tollgate_check_permit() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN PERFORM tollgate_refuse(NEW.action_key, 'probe: every permit refused'); RETURN NEW; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	bot := openAt(t, r.bot1)
+	if _, ok := bot.serverGuard(bot.grantInputs()); !ok {
+		t.Fatal("the agent's store does not guard through the database's call")
+	}
+	a, err := bot.Guard(ctx, "run:probe", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "probe") {
+		t.Fatalf("a permit the trigger refuses: %+v %v", a, err)
+	}
+	var n int
+	if err := rawDB(t, r.owner).QueryRow("SELECT (SELECT count(*) FROM intents WHERE action_key = 'run:probe') + (SELECT count(*) FROM events WHERE action_key = 'run:probe')").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the refused guard stored %d rows (%v)", n, err)
+	}
+	if a, err := bot.Guard(ctx, "ask:probe", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.State != StatePending {
+		t.Fatalf("a guard with no permit: %+v %v", a, err)
 	}
 }

@@ -113,7 +113,10 @@ type ServerGuard interface {
 // kept), the agent, the context's canonical text and digest, the lease
 // asked for and the permit id the call generated. Retry is set on an
 // attempt after one that may have committed (its answer was lost): the
-// answer then waits, as a commit does, for the ledger's replicas.
+// answer then waits, as a commit does, for the ledger's replicas. WaitMS,
+// when positive, is how long the call may wait for a lock: the attempt's
+// time left, so that the database gives up (and commits nothing) before
+// the client does.
 type GuardCall struct {
 	Key, SHA256, Canonical, Kind, Target, BodySHA256 string
 	Redacted                                         bool
@@ -121,6 +124,7 @@ type GuardCall struct {
 	LeaseMS                                          int64
 	PermitID                                         string
 	Retry                                            bool
+	WaitMS                                           int64
 }
 
 // GuardPath is what a server-side guard did.
@@ -145,7 +149,8 @@ const (
 // of the call; Mode, RuleID (0: no rule matched), Pattern, TTLms and
 // Approvers the policy applied to a new key; PermitID and LeaseMS the
 // permit issued (GuardNew, auto) or owned (GuardOwn); ExpiresMS the
-// approval request's deadline.
+// approval request's deadline. ActiveEpoch is the ledger's active epoch
+// ("" for none) when EpochRead: read beside a pending key's row.
 type GuardReply struct {
 	Path               GuardPath
 	Answer             string
@@ -155,6 +160,8 @@ type GuardReply struct {
 	Approvers          int64
 	PermitID           string
 	LeaseMS, ExpiresMS int64
+	ActiveEpoch        string
+	EpochRead          bool
 }
 
 // Watch tells whether any process committed since it was last asked.

@@ -368,11 +368,30 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 // guardVersion is the schema version that made tollgate_guard.
 const guardVersion = 14
 
-// guardSQL calls tollgate_guard in autocommit: one round trip, one
-// transaction, no lock held across the network.
-const guardSQL = `SELECT o_path, coalesce(o_answer, ''), o_now, coalesce(o_mode, ''), coalesce(o_rule, 0), coalesce(o_pattern, ''),
-	coalesce(o_ttl_ms, 0), coalesce(o_approvers, 0), coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), coalesce(o_expires_ms, 0)
-	FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+// guardCols are tollgate_guard's results, NULLs as zero values.
+const guardCols = `o_path, coalesce(o_answer, ''), coalesce(o_mode, ''), coalesce(o_rule, 0), coalesce(o_pattern, ''),
+	coalesce(o_ttl_ms, 0), coalesce(o_approvers, 0), coalesce(o_permit_id, ''), coalesce(o_lease_ms, 0), coalesce(o_expires_ms, 0), o_now`
+
+// guardSQL is a guard's one round trip: the key's projection row when it
+// has one (an identical retry's answer, read as the fast path reads it:
+// a plain indexed read, no function call, no transaction of its own;
+// with the active epoch when the key is pending, which decides whether
+// its request can still be answered from the row),
+// and tollgate_guard, in autocommit, only when it has none: the branches
+// of a UNION ALL run in order, and the LIMIT stops at the first row, so
+// the call is never made for a key that has a row (a parallel plan could
+// reorder them; a call that writes is never planned in parallel). retryGuardSQL calls the
+// function whatever the row, for an attempt after one whose answer was
+// lost: the function recognises the call's own permit and makes the
+// answer wait for the ledger's replicas.
+const (
+	guardSQL = `SELECT * FROM (SELECT 'index', answer, '', 0::bigint, '', 0::bigint, 0::bigint, '', 0::bigint, 0::bigint, 0::bigint,
+		CASE WHEN stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END
+		FROM action_index WHERE action_key = $1
+	UNION ALL
+	SELECT ` + guardCols + `, NULL FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12)) g LIMIT 1`
+	retryGuardSQL = `SELECT ` + guardCols + `, NULL FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true, $12)`
+)
 
 // ServerGuard implements engine.ServerGuard with tollgate_guard
 // (schema 14).
@@ -385,11 +404,16 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	if !c.Redacted {
 		canonical = &c.Canonical
 	}
+	q := guardSQL
+	if c.Retry {
+		q = retryGuardSQL
+	}
 	var path string
-	err := e.db.QueryRowContext(ctx, guardSQL, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
-		c.Context, c.LeaseMS, c.PermitID, c.Retry).Scan(&path, &r.Answer, &r.Now, &r.Mode, &r.RuleID, &r.Pattern, &r.TTLms, &r.Approvers,
-		&r.PermitID, &r.LeaseMS, &r.ExpiresMS)
-	r.Path = engine.GuardPath(path)
+	var epoch sql.NullString
+	err := e.db.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
+		c.Context, c.LeaseMS, c.PermitID, c.WaitMS).Scan(&path, &r.Answer, &r.Mode, &r.RuleID, &r.Pattern, &r.TTLms, &r.Approvers,
+		&r.PermitID, &r.LeaseMS, &r.ExpiresMS, &r.Now, &epoch)
+	r.Path, r.ActiveEpoch, r.EpochRead = engine.GuardPath(path), epoch.String, epoch.Valid
 	return r, true, err
 }
 

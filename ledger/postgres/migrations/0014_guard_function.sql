@@ -55,9 +55,10 @@ END $$;
 -- takes is checked against the others where they can be: the canonical
 -- text against its digest and its fields, the context against its
 -- digest, the lease against tollgate's bounds (1 s to 7 days). p_retry
--- says that an earlier attempt of this call may have committed.
+-- says that an earlier attempt of this call may have committed; p_wait_ms
+-- bounds its lock waits (0: none).
 CREATE FUNCTION tollgate_guard(p_key text, p_sha256 text, p_canonical text, p_kind text, p_target text, p_body_sha256 text,
-    p_agent text, p_context_sha256 text, p_context text, p_lease_ms bigint, p_permit_id text, p_retry boolean,
+    p_agent text, p_context_sha256 text, p_context text, p_lease_ms bigint, p_permit_id text, p_retry boolean, p_wait_ms bigint,
     OUT o_path text, OUT o_answer text, OUT o_now bigint, OUT o_mode text, OUT o_rule bigint, OUT o_pattern text,
     OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_permit_id text, OUT o_lease_ms bigint, OUT o_expires_ms bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
@@ -83,6 +84,13 @@ DECLARE
     v_seq bigint;
     v_hash text;
 BEGIN
+    -- The caller's attempt ends in p_wait_ms: a lock not had by then is
+    -- given up here, with an error and nothing committed, rather than
+    -- waited for by a call the client has abandoned, which would commit
+    -- once the lock came free, unseen (a call is its own transaction).
+    IF p_wait_ms > 0 THEN
+        PERFORM set_config('lock_timeout', p_wait_ms::text, true);
+    END IF;
     -- The key's grammar (ledger/keys.go ParseKey), its logical key (the
     -- lock every epoch of it shares) and its epoch.
     IF p_key IS NULL OR p_key !~ '^(hsr1:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:)?[a-z0-9-]+(:[a-z0-9-]+)*$'
@@ -259,5 +267,5 @@ BEGIN
 END $$;
 
 REVOKE ALL ON FUNCTION tollgate_go_json(text), tollgate_row_hash(text, text[], text[]) FROM PUBLIC;
-REVOKE ALL ON FUNCTION tollgate_guard(text, text, text, text, text, text, text, text, text, bigint, text, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION tollgate_guard(text, text, text, text, text, text, text, text, text, bigint, text, boolean) TO tollgate_agent, tollgate_operator;
+REVOKE ALL ON FUNCTION tollgate_guard(text, text, text, text, text, text, text, text, text, bigint, text, boolean, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tollgate_guard(text, text, text, text, text, text, text, text, text, bigint, text, boolean, bigint) TO tollgate_agent, tollgate_operator;
