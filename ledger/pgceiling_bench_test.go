@@ -64,21 +64,14 @@ func BenchmarkPostgresCeiling(b *testing.B) {
 		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
 			url := pgtest.DB(b)
 			seedTable(b, url)
-			setup, err := sql.Open("pgx", url)
-			if err != nil {
-				b.Fatal(err)
-			}
+			setup := openPgx(b, url)
 			defer setup.Close()
 			if _, err := setup.Exec(ceilingSchema); err != nil {
 				b.Fatal(err)
 			}
 			conns := func(query string, args func(key string) []any) func(int) (func(string) error, func()) {
 				return func(int) (func(string) error, func()) {
-					db, err := sql.Open("pgx", url)
-					if err != nil {
-						b.Fatal(err)
-					}
-					db.SetMaxOpenConns(1)
+					db := openPgx(b, url)
 					return func(key string) error {
 						_, err := db.Exec(query, args(key)...)
 						return err
@@ -101,4 +94,16 @@ func BenchmarkPostgresCeiling(b *testing.B) {
 			}
 		})
 	}
+}
+
+// openPgx opens url through pgx with one connection, the shape of one
+// agent or one baseline client; the caller closes it.
+func openPgx(b *testing.B, url string) *sql.DB {
+	b.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	return db
 }
