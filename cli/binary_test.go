@@ -543,6 +543,65 @@ func BenchmarkGuardProcess100k(b *testing.B) {
 	}
 }
 
+// BenchmarkStartupByDependency times, interleaved, processes that start
+// and exit at once: internal/startupprobe linking only the SQLite driver
+// (what the commit floor links), the same with each of tollgate's heavy
+// dependencies and with all of them, and `tollgate --help` from the full
+// and the agent builds. Medians, in ms, and each against the SQLite-only
+// probe: what every `tollgate guard` process pays before it opens the
+// ledger (docs/performance.md, One guard process). The dependencies'
+// costs overlap (several link net/http and crypto/tls), so they do not
+// add up.
+func BenchmarkStartupByDependency(b *testing.B) {
+	probes := []struct{ name, tags string }{
+		{"sqlite-only", ""}, {"cel", "probe_cel"}, {"mcp", "probe_mcp"}, {"console", "probe_console"}, {"pgx", "probe_pgx"},
+		{"all-four", "probe_cel probe_mcp probe_console probe_pgx"},
+	}
+	type runner struct {
+		name string
+		argv []string
+		took []time.Duration
+	}
+	var runs []*runner
+	for _, p := range probes {
+		out := filepath.Join(b.TempDir(), "probe-"+p.name)
+		if err := goBuild(out, "../internal/startupprobe", "-tags", p.tags); err != nil {
+			b.Fatal(err)
+		}
+		runs = append(runs, &runner{name: p.name, argv: []string{out}})
+	}
+	agentBin := filepath.Join(b.TempDir(), "tollgate-agent")
+	if err := goBuild(agentBin, "..", "-tags", "agent"); err != nil {
+		b.Fatal(err)
+	}
+	runs = append(runs, &runner{name: "tollgate-help", argv: []string{bin, "--help"}}, &runner{name: "agent-build-help", argv: []string{agentBin, "--help"}})
+	b.ResetTimer()
+	for round := -1; round < b.N; round++ { // round -1 reads each binary from disk, untimed
+		for _, r := range runs {
+			start := time.Now()
+			if err := exec.Command(r.argv[0], r.argv[1:]...).Run(); err != nil {
+				b.Fatalf("%s: %v", r.name, err)
+			}
+			if round >= 0 {
+				r.took = append(r.took, time.Since(start))
+			}
+		}
+	}
+	b.StopTimer()
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	floor := med(runs[0].took)
+	for _, r := range runs {
+		m := med(r.took)
+		b.ReportMetric(m, r.name+"-ms")
+		if r != runs[0] {
+			b.ReportMetric(m-floor, r.name+"-added-ms")
+		}
+	}
+}
+
 // BenchmarkExportDump100k runs, interleaved on one copy of the cached
 // 100,000-action ledger, tollgate export against sqlite3 .dump of the same
 // file, and tollgate verify against PRAGMA integrity_check, and reports

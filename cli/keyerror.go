@@ -6,14 +6,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // foundByte is the ledger's naming of the byte that broke the key
-// grammar: "found 'x' at byte 4".
-var foundByte = regexp.MustCompile(`found ('(?:[^'\\]|\\.)+') at byte (\d+)`)
+// grammar: "found 'x' at byte 4". Compiled on the first refusal, not at
+// the start of every process.
+var foundByte = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`found ('(?:[^'\\]|\\.)+') at byte (\d+)`)
+})
 
 // errorText is an error as the terminal shows it: escaped with safetext,
 // once. A key refusal is written out again, because its Go quoting would
@@ -35,7 +39,7 @@ func errorText(err error) string {
 		in = in[:100] + "..."
 	}
 	rule := safetext.Escape(ke.Rule)
-	if m := foundByte.FindStringSubmatchIndex(ke.Rule); m != nil {
+	if m := foundByte().FindStringSubmatchIndex(ke.Rule); m != nil {
 		if r, _, _, qerr := strconv.UnquoteChar(strings.Trim(ke.Rule[m[2]:m[3]], "'"), '\''); qerr == nil && r < 0x100 {
 			shown := fmt.Sprintf("'%c'", r)
 			if r < 0x20 || r >= 0x7f {

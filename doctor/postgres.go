@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tollgate-dev/tollgate/ledger/postgres"
+	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // On PostgreSQL the boundary is the database's, not the host's: the
@@ -92,7 +93,109 @@ func CheckPostgres(ctx context.Context, dsn string) []Finding {
 	}{{AgentRole, "pg.agent-writes", true}, {OperatorRole, "pg.operator-writes", false}} {
 		out = append(out, roleWrites(ctx, conn, r.role, r.id, r.fails))
 	}
-	return append(out, encryption(ctx, conn, cfg, where))
+	out = append(out, encryption(ctx, conn, cfg, where), advisoryGrants(ctx, conn), lockHolders(ctx, conn))
+	return out
+}
+
+// The advisory lock classes tollgate's functions take (schema 13,
+// tollgate_lock_key and tollgate_lock_head): the ledger-wide lock, taken
+// shared by every key transaction and exclusive by writers of
+// ledger-wide facts, and one lock per logical key.
+const (
+	ledgerLockClass = 1953459308
+	keyLockClass    = 1953459309
+)
+
+// SlowLockWait is how long a session may wait for one of tollgate's
+// locks before doctor names the sessions that hold it: a guard's own
+// wait is milliseconds, so a wait of seconds is a holder that does not
+// let go.
+var SlowLockWait = 5 * time.Second
+
+// advisoryGrants says whether the agent's role may take advisory locks
+// itself. PostgreSQL grants pg_advisory_lock to PUBLIC, and a lock taken
+// at session level outlives every transaction and every timeout: an
+// agent that takes the ledger-wide lock that way stops every guard and
+// every decision until its session ends. tollgate takes its locks inside
+// its SECURITY DEFINER functions, as the schema's owner, so a database
+// whose superuser revoked them from PUBLIC (granting them to the owner)
+// loses nothing.
+func advisoryGrants(ctx context.Context, conn *pgx.Conn) Finding {
+	var may bool
+	var owner string
+	err := conn.QueryRow(ctx, `SELECT to_regrole($1::text) IS NOT NULL
+		AND has_function_privilege($1::text::name, 'pg_advisory_lock(integer, integer)', 'EXECUTE'),
+		(SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = $2::text)`, AgentRole, ledgerSchema).Scan(&may, &owner)
+	switch {
+	case err != nil:
+		return fail("pg.advisory-locks", fmt.Sprintf("cannot read who may take advisory locks: %v", err), "doctor must read the catalog: fix what the error names")
+	case may:
+		return warn("pg.advisory-locks", AgentRole+" may take advisory locks itself (PUBLIC may): an agent can take tollgate's ledger-wide lock for as long as its session lives, and every guard and decision waits",
+			"as a superuser, in the ledger's database: "+safetext.Escape(AdvisoryRevokeSQL(owner)))
+	}
+	return pass("pg.advisory-locks", AgentRole+" takes advisory locks only through tollgate's functions", "no agent can hold the ledger-wide lock beyond one of its transactions")
+}
+
+// AdvisoryRevokeSQL is the hardening doctor names: the advisory lock
+// functions taken from PUBLIC in the ledger's database (pg_catalog's
+// functions are each database's own) and given back to owner, the
+// schema's owner, whose SECURITY DEFINER functions take tollgate's locks.
+func AdvisoryRevokeSQL(owner string) string {
+	return `DO $tg$ DECLARE f regprocedure; BEGIN FOR f IN SELECT oid::regprocedure FROM pg_proc WHERE proname LIKE 'pg%advisory%lock%' LOOP ` +
+		`EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f); EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', f, '` +
+		strings.ReplaceAll(owner, "'", "''") + `'); END LOOP; END $tg$`
+}
+
+// lockHolders names the sessions that hold one of tollgate's locks while
+// another has waited for it longer than SlowLockWait: the answer at 3
+// a.m. to "why does every guard time out". pg_locks and the holders'
+// roles are readable by any role.
+func lockHolders(ctx context.Context, conn *pgx.Conn) Finding {
+	rows, err := conn.Query(ctx, `
+		SELECT h.pid, coalesce(a.usename::text, '?'), h.mode, h.classid = $1::int::oid,
+		       count(w.pid), extract(epoch FROM max(now() - w.waitstart))::float8
+		FROM pg_locks h
+		JOIN pg_locks w ON w.locktype = 'advisory' AND NOT w.granted AND w.database = h.database
+		     AND w.classid = h.classid AND w.objid = h.objid AND w.objsubid = h.objsubid
+		     AND now() - w.waitstart > make_interval(secs => $3::float8)
+		LEFT JOIN pg_stat_activity a ON a.pid = h.pid
+		WHERE h.locktype = 'advisory' AND h.granted AND h.classid IN ($1::int::oid, $2::int::oid)
+		  AND h.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		GROUP BY h.pid, a.usename, h.mode, h.classid
+		ORDER BY h.pid`, ledgerLockClass, keyLockClass, SlowLockWait.Seconds())
+	if err != nil {
+		return fail("pg.lock-holders", fmt.Sprintf("cannot read pg_locks: %v", err), "doctor must read pg_locks: fix what the error names")
+	}
+	type holder struct {
+		pid            int32
+		role, mode     string
+		ledger         bool
+		waiters        int64
+		longestSeconds float64
+	}
+	var hs []holder
+	var h holder
+	_, err = pgx.ForEachRow(rows, []any{&h.pid, &h.role, &h.mode, &h.ledger, &h.waiters, &h.longestSeconds}, func() error {
+		hs = append(hs, h)
+		return nil
+	})
+	if err != nil {
+		return fail("pg.lock-holders", fmt.Sprintf("cannot read pg_locks: %v", err), "doctor must read pg_locks: fix what the error names")
+	}
+	if len(hs) == 0 {
+		return pass("pg.lock-holders", fmt.Sprintf("no session has waited over %s for tollgate's locks", SlowLockWait), "guards and decisions are not held up")
+	}
+	var named []string
+	for _, h := range hs {
+		what := "a key's lock"
+		if h.ledger {
+			what = "the ledger-wide lock"
+		}
+		named = append(named, fmt.Sprintf("pid %d (role %s) holds %s (%s), %d waiting, the longest %.0f s",
+			h.pid, safetext.Escape(h.role), what, h.mode, h.waiters, h.longestSeconds))
+	}
+	return fail("pg.lock-holders", "sessions hold tollgate's locks while others wait: "+strings.Join(named, "; "),
+		"end a holder that does not let go: SELECT pg_terminate_backend(PID) as a superuser or a member of pg_signal_backend; then see pg.advisory-locks and idle_in_transaction_session_timeout (docs/postgresql.md)")
 }
 
 func connectingRole(ctx context.Context, conn *pgx.Conn, where string) Finding {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -30,7 +29,21 @@ const (
 	MaxContextBytes  = 8192 // canonical form
 )
 
-var contextField = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+// contextField says whether name is a context field's name:
+// [a-z][a-z0-9_]{0,63}. A loop, not a regexp: a package-level regexp is
+// compiled at the start of every process, and a guard process is mostly
+// start-up.
+func contextField(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseContext reads a context from JSON: one object of at most
 // MaxContextFields fields named [a-z][a-z0-9_]*, each a string, a finite
@@ -57,7 +70,7 @@ func ParseContext(data []byte) (Context, error) {
 	}
 	c := Context{}
 	for k, v := range raw {
-		if !contextField.MatchString(k) {
+		if !contextField(k) {
 			return bad("field %q: names are a lower-case letter, then letters, digits or _ (at most 64)", k)
 		}
 		switch x := v.(type) {

@@ -32,13 +32,19 @@ func BenchmarkOpenGuardCloseOneShot(b *testing.B) {
 	s.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := Open(ctx, path, Options{OneShot: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Guard(ctx, fmt.Sprintf("k:%d", i), pay, GuardOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		s.Close()
+		openGuardClose(b, path, fmt.Sprintf("k:%d", i))
 	}
+}
+
+// openGuardClose is one `tollgate guard` process's work in the ledger:
+// a one-shot open, Guard of key, close.
+func openGuardClose(b *testing.B, path, key string) {
+	s, err := Open(ctx, path, Options{OneShot: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Guard(ctx, key, pay, GuardOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	s.Close()
 }

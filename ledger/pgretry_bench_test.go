@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"database/sql"
 	"fmt"
 	"slices"
 	"testing"
@@ -40,12 +39,8 @@ func BenchmarkPostgresSettledRetry(b *testing.B) {
 	}
 	base := pgtest.DB(b)
 	seedTable(b, base)
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openPgx(b, base)
 	defer db.Close()
-	db.SetMaxOpenConns(1)
 	for i := range keys {
 		if _, err := db.Exec("INSERT INTO intents VALUES ($1, $2, 'recorded')", fmt.Sprintf("settled:%d", i), pay(i).Digest()); err != nil {
 			b.Fatal(err)

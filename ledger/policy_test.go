@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +121,17 @@ func TestContextLimits(t *testing.T) {
 	b, _ := ParseContext([]byte(`{"vip": true, "a": 50, "due": "2026-12-04T20:00:00Z", "b": ["x"]}`))
 	if a.Digest() != b.Digest() || string(a.Canonical()) != `{"a":50,"b":["x"],"due":"2026-12-04T20:00:00Z","vip":true}` {
 		t.Fatalf("canonical: %s / %s", a.Canonical(), b.Canonical())
+	}
+}
+
+// TestContextFieldNames: a field's name is [a-z][a-z0-9_]{0,63}, at the
+// edges of the grammar.
+func TestContextFieldNames(t *testing.T) {
+	grammar := regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	for _, name := range []string{"", "a", "z", "a9", "a_b", "amount_eur", "A", "_a", "9a", "a-b", "a.b", "aB", "é", "aé", "a ",
+		"a" + strings.Repeat("b", 63), "a" + strings.Repeat("b", 64), "a" + strings.Repeat("_", 63), "{", "`", "a/", "a:"} {
+		if got, want := contextField(name), grammar.MatchString(name); got != want {
+			t.Errorf("contextField(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

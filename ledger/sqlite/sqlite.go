@@ -380,10 +380,21 @@ func SchemaSQL(version int) ([]string, error) {
 // SchemaVersion is the schema version this build writes.
 func SchemaVersion() int { return schemaVersion() }
 
-func schemaVersion() int {
-	ms, _ := migrations()
-	return ms[len(ms)-1].Version
-}
+// schemaVersion is the number of the last migration, read once from the
+// files' names alone: every open asks for it (twice, to classify the
+// file), and reading the migrations themselves copied all their SQL at
+// the start of each guard process.
+var schemaVersion = sync.OnceValue(func() int {
+	ents, _ := fs.ReadDir(migrationFS, "migrations")
+	last := 0
+	for _, ent := range ents {
+		n, _, _ := strings.Cut(ent.Name(), "_")
+		if v, err := strconv.Atoi(n); err == nil {
+			last = max(last, v)
+		}
+	}
+	return last
+})
 
 // identified is the schema version from which a ledger carries its
 // identity and application id (written by the state machine's step).

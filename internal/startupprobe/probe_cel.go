@@ -1,0 +1,5 @@
+//go:build probe_cel
+
+package main
+
+import _ "cel.dev/cel-go/cel"

@@ -1,0 +1,5 @@
+//go:build probe_mcp
+
+package main
+
+import _ "github.com/modelcontextprotocol/go-sdk/mcp"
