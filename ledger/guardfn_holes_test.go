@@ -1,0 +1,167 @@
+package ledger
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The attacks in this file SUCCEED today: each test asserts what the
+// ledger should do and fails while the hole is open. They skip unless
+// TOLLGATE_SHOW_HOLES is set, so that the branch merges green; the skip
+// line names the hole.
+
+// showHole skips a hole's test unless TOLLGATE_SHOW_HOLES is set.
+func showHole(t *testing.T, hole string) {
+	t.Helper()
+	if os.Getenv("TOLLGATE_SHOW_HOLES") == "" {
+		t.Skip("HOLE: " + hole)
+	}
+}
+
+// TestPostgresGuardHoleAgentAppendsEvents: tollgate_append_events and
+// tollgate_append_event (schema 13 and 8) are granted to tollgate_agent
+// and append whatever events they are given. An agent's role appends an
+// "approved" event by "alice" for another agent's key, committing a
+// decisions row that does not exist: the chain is append-only, so from
+// then on verify fails for ever (the event names a missing row), and the
+// timeline and export show an approval no operator made. The functions
+// should refuse an event whose fact row is not one its own transaction
+// wrote with that hash.
+func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
+	showHole(t, "an agent's role appends any event with tollgate_append_events / tollgate_append_event (0013_planned_functions.sql GRANT ... TO tollgate_agent): verify fails for ever")
+	r := attackRoles(t)
+	bot1, raw2 := openAt(t, r.bot1), rawDB(t, r.bot2)
+	if _, err := bot1.Guard(ctx, "ask:victim", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+		t.Fatal(err)
+	}
+	verifyOK(t, r.admin)
+	owner := rawDB(t, r.owner)
+	before := ledgerState(t, owner)
+	for _, q := range []string{
+		`SELECT * FROM tollgate_append_events(ARRAY['ask:victim'], ARRAY['approved'], ARRAY['alice'], ARRAY['{"reason":"ok"}'],
+			ARRAY[(extract(epoch FROM now()) * 1000)::bigint], ARRAY['decisions'], ARRAY['ask:victim'], ARRAY[repeat('a', 64)])`,
+		`SELECT * FROM tollgate_append_event('ask:victim', 'approved', 'alice', '{"reason":"ok"}',
+			(extract(epoch FROM now()) * 1000)::bigint, 'decisions', 'ask:victim', repeat('a', 64))`,
+	} {
+		if _, err := raw2.DB.Exec(q); err == nil {
+			t.Errorf("an agent's role appended a forged event: %.60s...", strings.TrimSpace(q))
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+	rep, err := r.admin.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Errorf("verify fails after the agent's append: %+v %v", rep, err)
+	}
+}
+
+// TestPostgresGuardHoleAgentFreezesGuards: every guard, the one-call
+// guard included, takes the ledger-wide advisory lock (1953459308, 0)
+// shared. An agent's role can hold it exclusively, at session level, for
+// as long as its connection lives (pg_advisory_lock is PUBLIC's), or
+// inside an open transaction with tollgate_lock_head (granted to
+// tollgate_agent by 0013): every other agent's guard then waits and,
+// bounded by its attempt's time (p_wait_ms), fails with 55P03. The
+// attacker gains no permit, but makes every later guard fail.
+func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
+	showHole(t, "an agent's role holds the ledger-wide lock (pg_advisory_lock(1953459308, 0), or tollgate_lock_head in an open transaction) and every other guard fails with 55P03")
+	r := attackRoles(t)
+	raw1, raw2 := rawDB(t, r.bot1), rawDB(t, r.bot2)
+	holds := map[string]func() func(){
+		"pg_advisory_lock": func() func() {
+			conn, err := raw1.DB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)"); err != nil {
+				conn.Close()
+				return func() {}
+			}
+			return func() { conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()"); conn.Close() }
+		},
+		"tollgate_lock_head": func() func() {
+			tx, err := raw1.DB.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, "SELECT tollgate_lock_head()"); err != nil {
+				tx.Rollback()
+				return func() {}
+			}
+			return func() { tx.Rollback() }
+		},
+	}
+	for how, hold := range holds {
+		release := hold()
+		c := honestFn("run:frozen-"+strings.ReplaceAll(how, "_", "-"), Payload{"run", "t", "b"}, "bot2")
+		c.wait = int64(1000)
+		got := callFn(t, raw2.DB, c)
+		release()
+		if got.code != "" || got.permit == "" {
+			t.Errorf("with bot1 holding %s, bot2's honest guard: %+v", how, got)
+		}
+	}
+}
+
+// TestPostgresGuardHolePayloadNotCanonical: the function checks that the
+// canonical text hashes to its digest and that PostgreSQL's JSON parser
+// reads from it the kind, target and body digest sent, not that it is
+// the canonical form (SPEC 2) nor that each field is at most 4000 code
+// points. An agent stores, under a permit, a text with a duplicate field
+// (jsonb keeps the last "kind", tollgate's own strict decoder refuses
+// the text, so show --payload and the console call the body "not
+// retained (recorded outside tollgate)" though it is), a text with
+// spaces and escapes (its digest is not the digest of its payload, so the
+// honest client's retry of the same payload is a conflict), and a kind of
+// 20000 characters, which the client refuses at input.
+func TestPostgresGuardHolePayloadNotCanonical(t *testing.T) {
+	showHole(t, "tollgate_guard stores a canonical text that is not canonical (a duplicate field, spaces, escapes) or a field over 4000 code points (0014_guard_function.sql: the jsonb checks after 'IF p_canonical IS NOT NULL')")
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	big := strings.Repeat("k", 20000)
+	texts := map[string]struct{ text, kind string }{
+		"run:dup-field":  {`{"body":"b","kind":"ask","kind":"run","target":"t"}`, "run"},
+		"run:spaced":     {`{ "target" : "t", "kind" : "\u0072un", "body" : "b" }`, "run"},
+		"run:over-bound": {`{"body":"b","kind":"` + big + `","target":"t"}`, big},
+	}
+	before := ledgerState(t, owner)
+	for key, x := range texts {
+		c := fnCall{key: key, sha: sha256Hex([]byte(x.text)), canonical: x.text, kind: x.kind, target: "t", bodySHA: sha256Hex([]byte("b")),
+			agent: "bot1", ctxSHA: "", ctxText: "", lease: int64(60000), permit: newUUID(), retry: false, wait: int64(0)}
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("%s: stored %s under %+v", key, strings.ReplaceAll(x.text, big, "k..."), got)
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+	if d, err := r.admin.Status(ctx, "run:dup-field"); err == nil && d.Retained && d.Payload == nil {
+		t.Errorf("run:dup-field: its retained body is shown to the operator as not retained")
+	}
+}
+
+// TestPostgresGuardHoleAgentNameUnchecked: the client refuses an agent
+// name with a control or format character (SPEC 4, approvals.CheckName);
+// the function takes any name up to 256 characters, so an agent's role
+// records under a permit a name with a terminal escape and a zero-width
+// space, which other tools then compare and show.
+func TestPostgresGuardHoleAgentNameUnchecked(t *testing.T) {
+	showHole(t, "tollgate_guard takes an agent name with control or format characters (0014_guard_function.sql: only 'length(p_agent) > 256' is checked)")
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	before := ledgerState(t, owner)
+	for i, name := range []string{"bot1\x1b[2J", "bo\u200bt1", "bot1\u202e"} {
+		if err := checkName("agent", name); err == nil {
+			t.Fatalf("the client takes %q", name)
+		}
+		c := honestFn("run:name-"+string(rune('a'+i)), Payload{"run", "t", "b"}, name)
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("agent name %q: stored under %+v", name, got)
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+}
