@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // The attacks in this file SUCCEED today: each test asserts what the
@@ -163,5 +166,49 @@ func TestPostgresGuardHoleAgentNameUnchecked(t *testing.T) {
 	}
 	if after := ledgerState(t, owner); after != before {
 		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+}
+
+// TestPostgresGuardHoleRawPayloadKindMismatch: tollgate_guard refuses a
+// canonical text whose kind is not the row's, but the path it leaves
+// every other guard to does not: tollgate_insert_payloads (schema 10),
+// granted to tollgate_agent, stores any canonical text beside any kind
+// column, and the policy trigger (schema 11, tollgate_check_policy_eval)
+// decides on the kind column. An agent's role records a payload whose
+// digest-bound text is an action of kind "stop" (a deny rule) under the
+// kind column "run" (auto), has it evaluated "auto" and is issued a
+// permit: the action it holds a permit for is one the rules deny.
+func TestPostgresGuardHoleRawPayloadKindMismatch(t *testing.T) {
+	showHole(t, "tollgate_insert_payloads stores a canonical text whose kind is not its kind column, and the policy trigger decides on the column: a permit for a denied kind (0010/0011, around tollgate_guard)")
+	r := attackRoles(t)
+	if _, err := r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "stop", Mode: approvals.Deny}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.admin.Policies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runRule int64
+	for _, x := range run {
+		if x.Pattern == "run" {
+			runRule = x.ID
+		}
+	}
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	denied := Payload{"stop", "t", "b"}
+	key, now := "mis:1", time.Now().UnixMilli()
+	if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, denied.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{
+		forge(t, raw, "payloads", map[string]any{"action_key": key, "payload_sha256": denied.Digest(), "canonical": string(denied.Canonical()),
+			"redacted": 0, "kind": "run", "kind_sha256": sha256Hex([]byte("run")), "target_sha256": sha256Hex([]byte("t")),
+			"body_sha256": sha256Hex([]byte("b")), "agent": "bot1", "recorded_ms": now, "context_sha256": "", "context": ""}),
+		forge(t, raw, "policy_evals", map[string]any{"action_key": key, "mode": "auto", "ttl_ms": 0, "rule_id": runRule, "pattern": "run",
+			"at_ms": now, "approvers": 1, "explain": ""}),
+		forge(t, raw, "permits", map[string]any{"action_key": key, "permit_id": newUUID(), "agent": "bot1", "issued_ms": now, "lease_ms": now + 60000}),
+	}
+	if n := permitsOf(t, owner, key); n != 0 || codes[0] == "" {
+		t.Errorf("a payload of kind stop stored as kind run (refusals %q) and given %d permits", codes, n)
 	}
 }
