@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // The tests in this file are a patient attacker's attempts on the
@@ -601,4 +603,45 @@ func TestPostgresGuardAttackHostileArguments(t *testing.T) {
 		t.Errorf("a retry flag on a new key: %+v", got)
 	}
 	verifyOK(t, r.admin)
+}
+
+// TestPostgresGuardAttackSignedLedgerFallsBack: on a signed ledger the
+// function decides nothing, whatever the agent sends: before the rule for
+// "run" is signed (the unsigned rule set before the first operator is
+// not policy) and after, its call is left to the full path with nothing
+// written, where the client proves the rule's signature; the honest
+// guard there is permitted under the signed rule.
+func TestPostgresGuardAttackSignedLedgerFallsBack(t *testing.T) {
+	r := attackRoles(t)
+	key := newSigner(t)
+	signed, err := Open(ctx, r.owner, Options{Signers: []ssh.Signer{key}, Operator: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer signed.Close()
+	if _, err := signed.AddOperator(ctx, "alice", opkeys.Line(key.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	p := Payload{"run", "t", "b"}
+	for i, sign := range []bool{false, true} {
+		if sign {
+			if _, err := signed.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "alice"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := ledgerState(t, owner)
+		c := honestFn(fmt.Sprintf("run:signed-%d", i), p, "bot1")
+		if got := callFn(t, raw.DB, c); got.code != "" || got.path != "full" || got.permit != "" {
+			t.Errorf("signed ledger, rule signed %v: %+v", sign, got)
+		}
+		if after := ledgerState(t, owner); after != before {
+			t.Errorf("signed ledger, rule signed %v: the call wrote: %s, was %s", sign, after, before)
+		}
+	}
+	a, err := openAt(t, r.bot1).Guard(ctx, "run:signed-1", p, GuardOptions{Agent: "bot1"})
+	if err != nil || a.Verdict != Permitted {
+		t.Fatalf("the honest guard under the signed rule: %+v %v", a, err)
+	}
+	verifyOK(t, signed)
 }

@@ -28,9 +28,12 @@ func showHole(t *testing.T, hole string) {
 // "approved" event by "alice" for another agent's key, committing a
 // decisions row that does not exist: the chain is append-only, so from
 // then on verify fails for ever (the event names a missing row), and the
-// timeline and export show an approval no operator made. The functions
-// should refuse an event whose fact row is not one its own transaction
-// wrote with that hash.
+// timeline and export show an approval no operator made. The same
+// follows from any fact row an insert function stores with no event
+// (here a conflict logged against another agent's key): verify names it
+// for ever. The append should refuse an event whose fact row is not one
+// its own transaction wrote with that hash, and a deferred constraint
+// trigger should refuse a fact row no event of its transaction commits.
 func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
 	showHole(t, "an agent's role appends any event with tollgate_append_events / tollgate_append_event (0013_planned_functions.sql GRANT ... TO tollgate_agent): verify fails for ever")
 	r := attackRoles(t)
@@ -46,9 +49,11 @@ func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
 			ARRAY[(extract(epoch FROM now()) * 1000)::bigint], ARRAY['decisions'], ARRAY['ask:victim'], ARRAY[repeat('a', 64)])`,
 		`SELECT * FROM tollgate_append_event('ask:victim', 'approved', 'alice', '{"reason":"ok"}',
 			(extract(epoch FROM now()) * 1000)::bigint, 'decisions', 'ask:victim', repeat('a', 64))`,
+		`SELECT id FROM tollgate_insert_conflicts(ARRAY['action_key', 'stored_sha256', 'attempted_sha256', 'attempted', 'redacted', 'differs', 'agent', 'at_ms'],
+			ARRAY['ask:victim', repeat('a', 64), repeat('b', 64), NULL, '1', 'body', 'bot2', '1'])`,
 	} {
 		if _, err := raw2.DB.Exec(q); err == nil {
-			t.Errorf("an agent's role appended a forged event: %.60s...", strings.TrimSpace(q))
+			t.Errorf("an agent's role stored a forged event or fact: %.60s...", strings.TrimSpace(q))
 		}
 	}
 	if after := ledgerState(t, owner); after != before {
@@ -117,8 +122,10 @@ func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
 // the text, so show --payload and the console call the body "not
 // retained (recorded outside tollgate)" though it is), a text with
 // spaces and escapes (its digest is not the digest of its payload, so the
-// honest client's retry of the same payload is a conflict), and a kind of
-// 20000 characters, which the client refuses at input.
+// honest client's retry of the same payload is a conflict), a kind of
+// 20000 characters, which the client refuses at input, and a context the
+// client would refuse or write otherwise (a nested object, a duplicate
+// field, spaces; 200 kB is refused by the table's bound).
 func TestPostgresGuardHolePayloadNotCanonical(t *testing.T) {
 	showHole(t, "tollgate_guard stores a canonical text that is not canonical (a duplicate field, spaces, escapes) or a field over 4000 code points (0014_guard_function.sql: the jsonb checks after 'IF p_canonical IS NOT NULL')")
 	r := attackRoles(t)
@@ -135,6 +142,15 @@ func TestPostgresGuardHolePayloadNotCanonical(t *testing.T) {
 			agent: "bot1", ctxSHA: "", ctxText: "", lease: int64(60000), permit: newUUID(), retry: false, wait: int64(0)}
 		if got := callFn(t, raw.DB, c); got.code == "" {
 			t.Errorf("%s: stored %s under %+v", key, strings.ReplaceAll(x.text, big, "k..."), got)
+		}
+	}
+	// A context the client would refuse (SPEC 10: bounded; each value a
+	// number, string, boolean or list of strings) or write otherwise.
+	for i, text := range []string{`{"a":{"b":1}}`, `{"a":1,"a":2}`, `{ "a" : 1 }`, `{"a":"` + strings.Repeat("x", 200000) + `"}`} {
+		c := honestFn("run:context-"+string(rune('a'+i)), Payload{"run", "t", "b"}, "bot1")
+		c.ctxText, c.ctxSHA = text, sha256Hex([]byte(text))
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("context %.40s: stored under %+v", text, got)
 		}
 	}
 	if after := ledgerState(t, owner); after != before {
@@ -178,6 +194,7 @@ func TestPostgresGuardHoleAgentNameUnchecked(t *testing.T) {
 // digest-bound text is an action of kind "stop" (a deny rule) under the
 // kind column "run" (auto), has it evaluated "auto" and is issued a
 // permit: the action it holds a permit for is one the rules deny.
+// verify names the row afterwards; the permit was issued.
 func TestPostgresGuardHoleRawPayloadKindMismatch(t *testing.T) {
 	showHole(t, "tollgate_insert_payloads stores a canonical text whose kind is not its kind column, and the policy trigger decides on the column: a permit for a denied kind (0010/0011, around tollgate_guard)")
 	r := attackRoles(t)
