@@ -645,3 +645,86 @@ func TestPostgresGuardAttackSignedLedgerFallsBack(t *testing.T) {
 	}
 	verifyOK(t, signed)
 }
+
+// TestPostgresGuardAttackRaceEpochActivation: while the operator
+// activates epoch after epoch, agents read the active epoch and guard a
+// new key under it through the function as fast as they can, so that
+// many calls arrive while an activation is under way. Every permit on
+// the chain is for a key of the epoch newest at its place (the commit
+// order): none was issued to a key an activation committed before it
+// had fenced; the calls that lost the race were left to the full path
+// with nothing written.
+func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
+	r := attackRoles(t)
+	owner := rawDB(t, r.owner)
+	if _, err := r.admin.ActivateEpoch(ctx, "", "root"); err != nil {
+		t.Fatal(err)
+	}
+	activating, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for activating.Err() == nil {
+			if _, err := r.admin.ActivateEpoch(ctx, "", "root"); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	var guards sync.WaitGroup
+	for c, u := range []string{r.bot1, r.bot2} {
+		conn := rawDB(t, u)
+		guards.Add(1)
+		go func() {
+			defer guards.Done()
+			for i := range 60 {
+				var epoch string
+				if err := conn.QueryRow("SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1").Scan(&epoch); err != nil {
+					t.Error(err)
+					return
+				}
+				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("hsr1:%s:run-%d-%d", epoch, c, i), Payload{"run", "t", "b"}, "bot"))
+				if got.code != "" || (got.path != "new" && got.path != "full") {
+					t.Errorf("guard %d-%d: %+v", c, i, got)
+				}
+			}
+		}()
+	}
+	guards.Wait()
+	stop()
+	wg.Wait()
+	rows, err := owner.Query("SELECT type, action_key, detail FROM events WHERE type IN ('epoch_activated', 'permit_issued') ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	active, permits, activations := "", 0, 0
+	for rows.Next() {
+		var typ, key, detail string
+		if err := rows.Scan(&typ, &key, &detail); err != nil {
+			t.Fatal(err)
+		}
+		if typ == "epoch_activated" {
+			var d struct{ Epoch string }
+			if err := json.Unmarshal([]byte(detail), &d); err != nil {
+				t.Fatal(err)
+			}
+			active = d.Epoch
+			activations++
+			continue
+		}
+		permits++
+		if !strings.HasPrefix(key, "hsr1:"+active+":") {
+			t.Errorf("a permit for %s while epoch %s was active", key, active)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if permits == 0 || activations < 3 {
+		t.Fatalf("%d permits among %d activations: the race did not happen", permits, activations)
+	}
+	t.Logf("%d permits among %d activations", permits, activations)
+	verifyOK(t, r.admin)
+}
