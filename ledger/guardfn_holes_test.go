@@ -229,3 +229,22 @@ func TestPostgresGuardHoleRawPayloadKindMismatch(t *testing.T) {
 		t.Errorf("a payload of kind stop stored as kind run (refusals %q) and given %d permits", codes, n)
 	}
 }
+
+// TestPostgresGuardHoleNulBodyFails: a payload may hold U+0000 (SPEC 2
+// writes it \u0000 in the canonical text), and the client's own path
+// permits such a payload; tollgate_guard casts the canonical text to
+// jsonb, which refuses \u0000 (22P05), so the one call fails, the client
+// takes the error as the answer, and an honest guard of such a payload
+// fails on PostgreSQL instead of taking the full path.
+func TestPostgresGuardHoleNulBodyFails(t *testing.T) {
+	showHole(t, "an honest payload whose body holds U+0000 makes tollgate_guard fail with 22P05 (0014_guard_function.sql: v_json := p_canonical::jsonb) instead of leaving the guard to the full path")
+	r := attackRoles(t)
+	bot := openAt(t, r.bot1)
+	if _, ok := bot.serverGuard(bot.grantInputs()); !ok {
+		t.Fatal("the agent's store does not guard through the database's call")
+	}
+	a, err := bot.Guard(ctx, "run:nul", Payload{"run", "t", "a\x00b"}, GuardOptions{Agent: "bot1"})
+	if err != nil || a.Verdict != Permitted {
+		t.Errorf("a body holding U+0000: %+v %v", a.Verdict, err)
+	}
+}
