@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -70,11 +71,14 @@ func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
 // shared. An agent's role can hold it exclusively, at session level, for
 // as long as its connection lives (pg_advisory_lock is PUBLIC's), or
 // inside an open transaction with tollgate_lock_head (granted to
-// tollgate_agent by 0013): every other agent's guard then waits and,
-// bounded by its attempt's time (p_wait_ms), fails with 55P03. The
-// attacker gains no permit, but makes every later guard fail.
+// tollgate_agent by 0013), or, through tollgate_guard itself, hold the
+// lock shared in a transaction it leaves open while an operator's change
+// waits for it exclusively (every later guard queues behind the change):
+// every other agent's guard then waits and, bounded by its attempt's
+// time (p_wait_ms), fails with 55P03. The attacker gains no permit, but
+// makes every later guard fail.
 func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
-	showHole(t, "an agent's role holds the ledger-wide lock (pg_advisory_lock(1953459308, 0), or tollgate_lock_head in an open transaction) and every other guard fails with 55P03")
+	showHole(t, "an agent's role holds the ledger-wide lock (pg_advisory_lock(1953459308, 0), tollgate_lock_head, or tollgate_guard in an open transaction with an operator's change queued) and every other guard fails with 55P03")
 	r := attackRoles(t)
 	raw1, raw2 := rawDB(t, r.bot1), rawDB(t, r.bot2)
 	holds := map[string]func() func(){
@@ -100,10 +104,32 @@ func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
 			}
 			return func() { tx.Rollback() }
 		},
+		// The function itself, granted to every agent: its shared lock,
+		// held by a transaction the agent leaves open, holds back an
+		// operator's change, and every guard after queues behind it.
+		"tollgate_guard with an operator's change waiting": func() func() {
+			tx, err := raw1.DB.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := callFn(t, tx, honestFn("run:held-open", Payload{"run", "t", "b"}, "bot1")); got.code != "" {
+				tx.Rollback()
+				return func() {}
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+			}()
+			time.Sleep(300 * time.Millisecond)
+			return func() { tx.Rollback(); <-done }
+		},
 	}
+	n := 0
 	for how, hold := range holds {
+		n++
 		release := hold()
-		c := honestFn("run:frozen-"+strings.ReplaceAll(how, "_", "-"), Payload{"run", "t", "b"}, "bot2")
+		c := honestFn(fmt.Sprintf("run:frozen-%d", n), Payload{"run", "t", "b"}, "bot2")
 		c.wait = int64(1000)
 		got := callFn(t, raw2.DB, c)
 		release()
