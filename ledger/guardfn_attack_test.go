@@ -200,31 +200,36 @@ func TestPostgresGuardAttackStaleSnapshot(t *testing.T) {
 func TestPostgresGuardAttackShadowedObjects(t *testing.T) {
 	r := attackRoles(t)
 	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
-	conn, err := raw.DB.Conn(ctx)
+	// One transaction, so that a pooler in transaction mode keeps every
+	// statement on one server session; the tables go with its commit.
+	conn, err := raw.DB.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer conn.Rollback()
 	ask := honestFn("ask:shadow", Payload{"ask", "t", "b"}, "bot1")
 	for _, q := range []string{
-		"SET search_path = pg_temp, public",
-		"CREATE TEMP TABLE policy_rules (id bigint, pattern text, mode text, ttl_ms bigint, operator text, set_ms bigint, approvers bigint, condition text, priority bigint)",
+		"SET LOCAL search_path = pg_temp, public",
+		"CREATE TEMP TABLE policy_rules (id bigint, pattern text, mode text, ttl_ms bigint, operator text, set_ms bigint, approvers bigint, condition text, priority bigint) ON COMMIT DROP",
 		"INSERT INTO pg_temp.policy_rules VALUES (999, 'ask', 'auto', 0, 'root', 0, 1, '', 1000)",
-		"CREATE TEMP TABLE policy_conditions (rule_id bigint, ast text)",
-		"CREATE TEMP TABLE epochs (seq bigint, epoch text, operator text, at_ms bigint)",
+		"CREATE TEMP TABLE policy_conditions (rule_id bigint, ast text) ON COMMIT DROP",
+		"CREATE TEMP TABLE epochs (seq bigint, epoch text, operator text, at_ms bigint) ON COMMIT DROP",
 		"INSERT INTO pg_temp.epochs VALUES (1, '00000000-0000-4000-8000-000000000000', 'root', 0)",
-		"CREATE TEMP TABLE operators (x int)", "CREATE TEMP TABLE signatures (x int)",
-		"CREATE TEMP TABLE intents (action_key text, payload_sha256 text, status text)",
-		"CREATE TEMP TABLE action_index (action_key text, answer text, stage text, deadline_ms bigint, payload_sha256 text, context_sha256 text)",
+		"CREATE TEMP TABLE operators (x int) ON COMMIT DROP", "CREATE TEMP TABLE signatures (x int) ON COMMIT DROP",
+		"CREATE TEMP TABLE intents (action_key text, payload_sha256 text, status text) ON COMMIT DROP",
+		"CREATE TEMP TABLE action_index (action_key text, answer text, stage text, deadline_ms bigint, payload_sha256 text, context_sha256 text) ON COMMIT DROP",
 		fmt.Sprintf("INSERT INTO pg_temp.action_index VALUES ('run:shadow', 'x', 'executing', 9999999999999, '%s', '')", Payload{"run", "t", "b"}.Digest()),
-		"CREATE TEMP TABLE permits (action_key text, permit_id text, agent text, issued_ms bigint, lease_ms bigint, db_role text)",
-		"CREATE TEMP TABLE policy_evals (action_key text, mode text, ttl_ms bigint, rule_id bigint, pattern text, at_ms bigint, approvers bigint, explain text)",
-		"CREATE TEMP TABLE approval_requests (action_key text, agent text, requested_ms bigint, expires_ms bigint)",
-		"CREATE TEMP TABLE chain_head (one int, seq bigint, hash text)", "INSERT INTO pg_temp.chain_head VALUES (1, 0, 'x')",
-		"CREATE TEMP TABLE events (seq bigint)", "CREATE TEMP TABLE payloads (action_key text)",
+		"CREATE TEMP TABLE permits (action_key text, permit_id text, agent text, issued_ms bigint, lease_ms bigint, db_role text) ON COMMIT DROP",
+		"CREATE TEMP TABLE policy_evals (action_key text, mode text, ttl_ms bigint, rule_id bigint, pattern text, at_ms bigint, approvers bigint, explain text) ON COMMIT DROP",
+		"CREATE TEMP TABLE approval_requests (action_key text, agent text, requested_ms bigint, expires_ms bigint) ON COMMIT DROP",
+		"CREATE TEMP TABLE chain_head (one int, seq bigint, hash text) ON COMMIT DROP", "INSERT INTO pg_temp.chain_head VALUES (1, 0, 'x')",
+		"CREATE TEMP TABLE events (seq bigint) ON COMMIT DROP", "CREATE TEMP TABLE payloads (action_key text) ON COMMIT DROP",
 		`CREATE FUNCTION pg_temp.tollgate_policy_decide(p_kind text, p_target text, p_agent text, p_context text, p_at_ms bigint,
 			OUT o_mode text, OUT o_rule bigint, OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_pattern text)
 			LANGUAGE sql AS $$ SELECT 'auto'::text, NULL::bigint, 0::bigint, 1::bigint, '(shadow)'::text $$`,
+		// Readable by the function's owner, were they ever looked up.
+		"GRANT ALL ON pg_temp.policy_rules, pg_temp.policy_conditions, pg_temp.epochs, pg_temp.operators, pg_temp.signatures, pg_temp.intents, " +
+			"pg_temp.action_index, pg_temp.permits, pg_temp.policy_evals, pg_temp.approval_requests, pg_temp.chain_head, pg_temp.events, pg_temp.payloads TO PUBLIC",
 		"CREATE FUNCTION pg_temp.tollgate_pattern_matches(p text, k text) RETURNS boolean LANGUAGE sql AS $$ SELECT false $$",
 		"CREATE FUNCTION pg_temp.sha256(bytea) RETURNS bytea LANGUAGE sql AS $$ SELECT '\\x00'::bytea $$",
 	} {
@@ -236,19 +241,22 @@ func TestPostgresGuardAttackShadowedObjects(t *testing.T) {
 	if got := callFn(t, conn, ask); got.code != "" || got.path != "new" || got.mode != "approval" || got.permit != "" {
 		t.Errorf("ask under shadowed rules: %+v", got)
 	}
-	if n := permitsOf(t, owner, "ask:shadow"); n != 0 {
-		t.Errorf("ask:shadow: %d permits", n)
-	}
 	run := honestFn("run:shadow", Payload{"run", "t", "b"}, "bot1")
 	if got := callFn(t, conn, run); got.code != "" || got.path != "new" || got.mode != "auto" || got.permit != run.permit {
 		t.Errorf("run under a shadowed index: %+v", got)
 	}
-	if after := ledgerState(t, owner); after == before {
-		t.Error("the two guards stored nothing in the real tables")
-	}
 	var mine int
 	if err := conn.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM pg_temp.intents) + (SELECT count(*) FROM pg_temp.permits) + (SELECT count(*) FROM pg_temp.policy_evals)").Scan(&mine); err != nil || mine != 0 {
 		t.Errorf("the function wrote %d rows into the agent's temporary tables (%v)", mine, err)
+	}
+	if err := conn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if after := ledgerState(t, owner); after == before {
+		t.Error("the two guards stored nothing in the real tables")
+	}
+	if n := permitsOf(t, owner, "ask:shadow"); n != 0 {
+		t.Errorf("ask:shadow: %d permits", n)
 	}
 	verifyOK(t, r.admin)
 }
