@@ -274,3 +274,32 @@ func TestPostgresGuardHoleNulBodyFails(t *testing.T) {
 		t.Errorf("a body holding U+0000: %+v %v", a.Verdict, err)
 	}
 }
+
+// TestPostgresGuardHoleApprovedPermitTaken: an operator approves bot1's
+// request; bot2's role, which cannot read bot1's body but knows or
+// guesses it (its digests are visible to every role, so a guess is
+// checked offline), guards bot1's key with that payload first and is
+// issued the permit; bot1, whose request it was, is told to wait for a
+// lease it does not hold. tollgate_guard leaves an approved key to the
+// full path, and there nothing binds the permit to the role that made
+// the request: tollgate_check_permit (0011) checks the approval, not who
+// asks. It should refuse a permit under an approval to any role but the
+// one that recorded the payload (payloads.db_role) or an operator.
+func TestPostgresGuardHoleApprovedPermitTaken(t *testing.T) {
+	showHole(t, "another agent's role that knows the payload takes the permit of an approved key (tollgate_check_permit does not bind it to the requesting role)")
+	r := attackRoles(t)
+	bot1, bot2, alice := openAt(t, r.bot1), openAt(t, r.bot2), openAt(t, r.alice)
+	p := Payload{"ask", "t", "b"}
+	if a, err := bot1.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot1"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot1's request: %+v %v", a, err)
+	}
+	if _, err := alice.Approve(ctx, "ask:taken", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := bot2.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot2"}); err == nil && a.Verdict == Permitted {
+		t.Errorf("bot2 was issued the permit of bot1's approved request (%s)", a.PermitID)
+	}
+	if a, err := bot1.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict != Permitted {
+		t.Errorf("bot1, whose request was approved: %+v %v", a.Verdict, err)
+	}
+}
