@@ -148,7 +148,9 @@ func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
 // the text, so show --payload and the console call the body "not
 // retained (recorded outside tollgate)" though it is), a text with
 // spaces and escapes (its digest is not the digest of its payload, so the
-// honest client's retry of the same payload is a conflict), a kind of
+// honest client's retry of the same payload is a conflict), a target
+// that is a JSON object (->> reads it as text, which the caller sends as
+// the target; the client refuses any field but a string), a kind of
 // 20000 characters, which the client refuses at input, and a context the
 // client would refuse or write otherwise (a nested object, a duplicate
 // field, spaces; 200 kB is refused by the table's bound).
@@ -161,10 +163,15 @@ func TestPostgresGuardHolePayloadNotCanonical(t *testing.T) {
 		"run:dup-field":  {`{"body":"b","kind":"ask","kind":"run","target":"t"}`, "run"},
 		"run:spaced":     {`{ "target" : "t", "kind" : "\u0072un", "body" : "b" }`, "run"},
 		"run:over-bound": {`{"body":"b","kind":"` + big + `","target":"t"}`, big},
+		"run:not-string": {`{"body":"b","kind":"run","target":{"t": 1}}`, "run"},
 	}
 	before := ledgerState(t, owner)
 	for key, x := range texts {
-		c := fnCall{key: key, sha: sha256Hex([]byte(x.text)), canonical: x.text, kind: x.kind, target: "t", bodySHA: sha256Hex([]byte("b")),
+		target := "t"
+		if key == "run:not-string" {
+			target = `{"t": 1}` // what jsonb's ->> makes of the object
+		}
+		c := fnCall{key: key, sha: sha256Hex([]byte(x.text)), canonical: x.text, kind: x.kind, target: target, bodySHA: sha256Hex([]byte("b")),
 			agent: "bot1", ctxSHA: "", ctxText: "", lease: int64(60000), permit: newUUID(), retry: false, wait: int64(0)}
 		if got := callFn(t, raw.DB, c); got.code == "" {
 			t.Errorf("%s: stored %s under %+v", key, strings.ReplaceAll(x.text, big, "k..."), got)
