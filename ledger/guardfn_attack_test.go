@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/crypto/ssh"
@@ -737,5 +739,52 @@ func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
 		t.Fatalf("%d permits among %d activations: the race did not happen", permits, activations)
 	}
 	t.Logf("%d permits among %d activations", permits, activations)
+	verifyOK(t, r.admin)
+}
+
+// TestPostgresGuardAttackSameRulesAsClient: the database's decision in
+// tollgate_guard is the client's (approvals.Decide, through PolicyTest)
+// for every kind, over rule sets built one random rule at a time: exact
+// kinds and globs, priorities, LIKE's own wildcards (% _ \) and
+// multi-byte characters in patterns and kinds, auto, deny and approval
+// rules with quorums and TTLs. A kind the client would send for approval
+// is never permitted by the function: mode, rule, TTL and quorum agree.
+func TestPostgresGuardAttackSameRulesAsClient(t *testing.T) {
+	r := attackRoles(t)
+	raw := rawDB(t, r.bot1)
+	patterns := []string{"a", "ab", "a*", "*b", "?", "a?b", "*", "a_b", "a%b", "a_*", "%*", "*%b", `a\*`, "é*", "é?", "?é", "*.*", "a.*", "x"}
+	kinds := []string{"a", "ab", "axb", "a_b", "a%b", `a\x`, `a\*`, "é", "éa", "aé", "a.b", "b", "x", "xx", "a.", "é.é"}
+	rng := rand.New(rand.NewPCG(14, 25))
+	seq := 0
+	for round := range 24 {
+		rule := approvals.Rule{Pattern: patterns[rng.IntN(len(patterns))], Priority: rng.IntN(3) - 1,
+			Mode: []approvals.Mode{approvals.Auto, approvals.Deny, approvals.Approval}[rng.IntN(3)]}
+		if rule.Mode == approvals.Approval {
+			rule.TTL, rule.Approvers = time.Duration(1+rng.IntN(48))*time.Hour, 1+rng.IntN(3)
+		}
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+		for _, kind := range kinds {
+			want, _, err := r.admin.PolicyTest(ctx, approvals.Facts{Kind: kind, Target: "t", Agent: "bot1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq++
+			c := honestFn(fmt.Sprintf("k:same-%d", seq), Payload{kind, "t", "b"}, "bot1")
+			var path, mode string
+			var rule, ttl, approvers sql.NullInt64
+			var permit sql.NullString
+			if err := raw.QueryRow(`SELECT o_path, o_mode, o_rule, o_ttl_ms, o_approvers, o_permit_id FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, 0)`,
+				c.key, c.sha, c.canonical, c.kind, c.target, c.bodySHA, c.agent, c.ctxSHA, c.ctxText, c.lease, c.permit).Scan(&path, &mode, &rule, &ttl, &approvers, &permit); err != nil {
+				t.Fatalf("round %d kind %q: %v", round, kind, err)
+			}
+			if path != "new" || mode != string(want.Mode) || rule.Int64 != want.ID || ttl.Int64 != want.TTL.Milliseconds() ||
+				approvers.Int64 != int64(want.Approvers) || permit.Valid != (want.Mode == approvals.Auto) {
+				t.Errorf("round %d kind %q: the function decided %s %s rule %d ttl %d quorum %d permit %v; the client %s rule %d (%s) ttl %d quorum %d",
+					round, kind, path, mode, rule.Int64, ttl.Int64, approvers.Int64, permit.Valid, want.Mode, want.ID, want.Pattern, want.TTL.Milliseconds(), want.Approvers)
+			}
+		}
+	}
 	verifyOK(t, r.admin)
 }
