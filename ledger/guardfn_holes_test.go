@@ -1,0 +1,312 @@
+package ledger
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+)
+
+// The attacks in this file SUCCEED today: each test asserts what the
+// ledger should do and fails while the hole is open. They skip unless
+// TOLLGATE_SHOW_HOLES is set, so that the branch merges green; the skip
+// line names the hole.
+
+// showHole skips a hole's test unless TOLLGATE_SHOW_HOLES is set.
+func showHole(t *testing.T, hole string) {
+	t.Helper()
+	if os.Getenv("TOLLGATE_SHOW_HOLES") == "" {
+		t.Skip("HOLE: " + hole)
+	}
+}
+
+// TestPostgresGuardHoleAgentAppendsEvents: tollgate_append_events and
+// tollgate_append_event (schema 13 and 8) are granted to tollgate_agent
+// and append whatever events they are given. An agent's role appends an
+// "approved" event by "alice" for another agent's key, committing a
+// decisions row that does not exist: the chain is append-only, so from
+// then on verify fails for ever (the event names a missing row), and the
+// timeline and export show an approval no operator made. The same
+// follows from any fact row an insert function stores with no event
+// (here a conflict logged against another agent's key): verify names it
+// for ever. The append should refuse an event whose fact row is not one
+// its own transaction wrote with that hash, and a deferred constraint
+// trigger should refuse a fact row no event of its transaction commits.
+func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
+	showHole(t, "an agent's role appends any event with tollgate_append_events / tollgate_append_event (0013_planned_functions.sql GRANT ... TO tollgate_agent): verify fails for ever")
+	r := attackRoles(t)
+	bot1, raw2 := openAt(t, r.bot1), rawDB(t, r.bot2)
+	if _, err := bot1.Guard(ctx, "ask:victim", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+		t.Fatal(err)
+	}
+	verifyOK(t, r.admin)
+	owner := rawDB(t, r.owner)
+	before := ledgerState(t, owner)
+	for _, q := range []string{
+		`SELECT * FROM tollgate_append_events(ARRAY['ask:victim'], ARRAY['approved'], ARRAY['alice'], ARRAY['{"reason":"ok"}'],
+			ARRAY[(extract(epoch FROM now()) * 1000)::bigint], ARRAY['decisions'], ARRAY['ask:victim'], ARRAY[repeat('a', 64)])`,
+		`SELECT * FROM tollgate_append_event('ask:victim', 'approved', 'alice', '{"reason":"ok"}',
+			(extract(epoch FROM now()) * 1000)::bigint, 'decisions', 'ask:victim', repeat('a', 64))`,
+		`SELECT id FROM tollgate_insert_conflicts(ARRAY['action_key', 'stored_sha256', 'attempted_sha256', 'attempted', 'redacted', 'differs', 'agent', 'at_ms'],
+			ARRAY['ask:victim', repeat('a', 64), repeat('b', 64), NULL, '1', 'body', 'bot2', '1'])`,
+	} {
+		if _, err := raw2.DB.Exec(q); err == nil {
+			t.Errorf("an agent's role stored a forged event or fact: %.60s...", strings.TrimSpace(q))
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+	rep, err := r.admin.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Errorf("verify fails after the agent's append: %+v %v", rep, err)
+	}
+}
+
+// TestPostgresGuardHoleAgentFreezesGuards: every guard, the one-call
+// guard included, takes the ledger-wide advisory lock (1953459308, 0)
+// shared. An agent's role can hold it exclusively, at session level, for
+// as long as its connection lives (pg_advisory_lock is PUBLIC's), or
+// inside an open transaction with tollgate_lock_head (granted to
+// tollgate_agent by 0013), or, through tollgate_guard itself, hold the
+// lock shared in a transaction it leaves open while an operator's change
+// waits for it exclusively (every later guard queues behind the change):
+// every other agent's guard then waits and, bounded by its attempt's
+// time (p_wait_ms), fails with 55P03. The attacker gains no permit, but
+// makes every later guard fail.
+func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
+	showHole(t, "an agent's role holds the ledger-wide lock (pg_advisory_lock(1953459308, 0), tollgate_lock_head, or tollgate_guard in an open transaction with an operator's change queued) and every other guard fails with 55P03")
+	r := attackRoles(t)
+	raw1, raw2 := rawDB(t, r.bot1), rawDB(t, r.bot2)
+	holds := map[string]func() func(){
+		"pg_advisory_lock": func() func() {
+			conn, err := raw1.DB.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)"); err != nil {
+				conn.Close()
+				return func() {}
+			}
+			return func() { conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()"); conn.Close() }
+		},
+		"tollgate_lock_head": func() func() {
+			tx, err := raw1.DB.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.ExecContext(ctx, "SELECT tollgate_lock_head()"); err != nil {
+				tx.Rollback()
+				return func() {}
+			}
+			return func() { tx.Rollback() }
+		},
+		// The function itself, granted to every agent: its shared lock,
+		// held by a transaction the agent leaves open, holds back an
+		// operator's change, and every guard after queues behind it.
+		"tollgate_guard with an operator's change waiting": func() func() {
+			tx, err := raw1.DB.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := callFn(t, tx, honestFn("run:held-open", Payload{"run", "t", "b"}, "bot1")); got.code != "" {
+				tx.Rollback()
+				return func() {}
+			}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+			}()
+			time.Sleep(300 * time.Millisecond)
+			return func() { tx.Rollback(); <-done }
+		},
+	}
+	n := 0
+	for how, hold := range holds {
+		n++
+		release := hold()
+		c := honestFn(fmt.Sprintf("run:frozen-%d", n), Payload{"run", "t", "b"}, "bot2")
+		c.wait = int64(1000)
+		got := callFn(t, raw2.DB, c)
+		release()
+		if got.code != "" || got.permit == "" {
+			t.Errorf("with bot1 holding %s, bot2's honest guard: %+v", how, got)
+		}
+	}
+}
+
+// TestPostgresGuardHolePayloadNotCanonical: the function checks that the
+// canonical text hashes to its digest and that PostgreSQL's JSON parser
+// reads from it the kind, target and body digest sent, not that it is
+// the canonical form (SPEC 2) nor that each field is at most 4000 code
+// points. An agent stores, under a permit, a text with a duplicate field
+// (jsonb keeps the last "kind", tollgate's own strict decoder refuses
+// the text, so show --payload and the console call the body "not
+// retained (recorded outside tollgate)" though it is), a text with
+// spaces and escapes (its digest is not the digest of its payload, so the
+// honest client's retry of the same payload is a conflict), a target
+// that is a JSON object (->> reads it as text, which the caller sends as
+// the target; the client refuses any field but a string), a kind of
+// 20000 characters, which the client refuses at input, and a context the
+// client would refuse or write otherwise (a nested object, a duplicate
+// field, spaces; 200 kB is refused by the table's bound).
+func TestPostgresGuardHolePayloadNotCanonical(t *testing.T) {
+	showHole(t, "tollgate_guard stores a canonical text that is not canonical (a duplicate field, spaces, escapes) or a field over 4000 code points (0014_guard_function.sql: the jsonb checks after 'IF p_canonical IS NOT NULL')")
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	big := strings.Repeat("k", 20000)
+	texts := map[string]struct{ text, kind string }{
+		"run:dup-field":  {`{"body":"b","kind":"ask","kind":"run","target":"t"}`, "run"},
+		"run:spaced":     {`{ "target" : "t", "kind" : "\u0072un", "body" : "b" }`, "run"},
+		"run:over-bound": {`{"body":"b","kind":"` + big + `","target":"t"}`, big},
+		"run:not-string": {`{"body":"b","kind":"run","target":{"t": 1}}`, "run"},
+	}
+	before := ledgerState(t, owner)
+	for key, x := range texts {
+		target := "t"
+		if key == "run:not-string" {
+			target = `{"t": 1}` // what jsonb's ->> makes of the object
+		}
+		c := fnCall{key: key, sha: sha256Hex([]byte(x.text)), canonical: x.text, kind: x.kind, target: target, bodySHA: sha256Hex([]byte("b")),
+			agent: "bot1", ctxSHA: "", ctxText: "", lease: int64(60000), permit: newUUID(), retry: false, wait: int64(0)}
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("%s: stored %s under %+v", key, strings.ReplaceAll(x.text, big, "k..."), got)
+		}
+	}
+	// A context the client would refuse (SPEC 10: bounded; each value a
+	// number, string, boolean or list of strings) or write otherwise.
+	for i, text := range []string{`{"a":{"b":1}}`, `{"a":1,"a":2}`, `{ "a" : 1 }`, `{"a":"` + strings.Repeat("x", 200000) + `"}`} {
+		c := honestFn("run:context-"+string(rune('a'+i)), Payload{"run", "t", "b"}, "bot1")
+		c.ctxText, c.ctxSHA = text, sha256Hex([]byte(text))
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("context %.40s: stored under %+v", text, got)
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+	if d, err := r.admin.Status(ctx, "run:dup-field"); err == nil && d.Retained && d.Payload == nil {
+		t.Errorf("run:dup-field: its retained body is shown to the operator as not retained")
+	}
+}
+
+// TestPostgresGuardHoleAgentNameUnchecked: the client refuses an agent
+// name with a control or format character (SPEC 4, approvals.CheckName);
+// the function takes any name up to 256 characters, so an agent's role
+// records under a permit a name with a terminal escape and a zero-width
+// space, which other tools then compare and show.
+func TestPostgresGuardHoleAgentNameUnchecked(t *testing.T) {
+	showHole(t, "tollgate_guard takes an agent name with control or format characters (0014_guard_function.sql: only 'length(p_agent) > 256' is checked)")
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	before := ledgerState(t, owner)
+	for i, name := range []string{"bot1\x1b[2J", "bo\u200bt1", "bot1\u202e"} {
+		if err := checkName("agent", name); err == nil {
+			t.Fatalf("the client takes %q", name)
+		}
+		c := honestFn("run:name-"+string(rune('a'+i)), Payload{"run", "t", "b"}, name)
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("agent name %q: stored under %+v", name, got)
+		}
+	}
+	if after := ledgerState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+}
+
+// TestPostgresGuardHoleRawPayloadKindMismatch: tollgate_guard refuses a
+// canonical text whose kind is not the row's, but the path it leaves
+// every other guard to does not: tollgate_insert_payloads (schema 10),
+// granted to tollgate_agent, stores any canonical text beside any kind
+// column, and the policy trigger (schema 11, tollgate_check_policy_eval)
+// decides on the kind column. An agent's role records a payload whose
+// digest-bound text is an action of kind "stop" (a deny rule) under the
+// kind column "run" (auto), has it evaluated "auto" and is issued a
+// permit: the action it holds a permit for is one the rules deny.
+// verify names the row afterwards; the permit was issued.
+func TestPostgresGuardHoleRawPayloadKindMismatch(t *testing.T) {
+	showHole(t, "tollgate_insert_payloads stores a canonical text whose kind is not its kind column, and the policy trigger decides on the column: a permit for a denied kind (0010/0011, around tollgate_guard)")
+	r := attackRoles(t)
+	if _, err := r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "stop", Mode: approvals.Deny}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.admin.Policies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runRule int64
+	for _, x := range run {
+		if x.Pattern == "run" {
+			runRule = x.ID
+		}
+	}
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	denied := Payload{"stop", "t", "b"}
+	key, now := "mis:1", time.Now().UnixMilli()
+	if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, denied.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{
+		forge(t, raw, "payloads", map[string]any{"action_key": key, "payload_sha256": denied.Digest(), "canonical": string(denied.Canonical()),
+			"redacted": 0, "kind": "run", "kind_sha256": sha256Hex([]byte("run")), "target_sha256": sha256Hex([]byte("t")),
+			"body_sha256": sha256Hex([]byte("b")), "agent": "bot1", "recorded_ms": now, "context_sha256": "", "context": ""}),
+		forge(t, raw, "policy_evals", map[string]any{"action_key": key, "mode": "auto", "ttl_ms": 0, "rule_id": runRule, "pattern": "run",
+			"at_ms": now, "approvers": 1, "explain": ""}),
+		forge(t, raw, "permits", map[string]any{"action_key": key, "permit_id": newUUID(), "agent": "bot1", "issued_ms": now, "lease_ms": now + 60000}),
+	}
+	if n := permitsOf(t, owner, key); n != 0 || codes[0] == "" {
+		t.Errorf("a payload of kind stop stored as kind run (refusals %q) and given %d permits", codes, n)
+	}
+}
+
+// TestPostgresGuardHoleNulBodyFails: a payload may hold U+0000 (SPEC 2
+// writes it \u0000 in the canonical text), and the client's own path
+// permits such a payload; tollgate_guard casts the canonical text to
+// jsonb, which refuses \u0000 (22P05), so the one call fails, the client
+// takes the error as the answer, and an honest guard of such a payload
+// fails on PostgreSQL instead of taking the full path.
+func TestPostgresGuardHoleNulBodyFails(t *testing.T) {
+	showHole(t, "an honest payload whose body holds U+0000 makes tollgate_guard fail with 22P05 (0014_guard_function.sql: v_json := p_canonical::jsonb) instead of leaving the guard to the full path")
+	r := attackRoles(t)
+	bot := openAt(t, r.bot1)
+	if _, ok := bot.serverGuard(bot.grantInputs()); !ok {
+		t.Fatal("the agent's store does not guard through the database's call")
+	}
+	a, err := bot.Guard(ctx, "run:nul", Payload{"run", "t", "a\x00b"}, GuardOptions{Agent: "bot1"})
+	if err != nil || a.Verdict != Permitted {
+		t.Errorf("a body holding U+0000: %+v %v", a.Verdict, err)
+	}
+}
+
+// TestPostgresGuardHoleApprovedPermitTaken: an operator approves bot1's
+// request; bot2's role, which cannot read bot1's body but knows or
+// guesses it (its digests are visible to every role, so a guess is
+// checked offline), guards bot1's key with that payload first and is
+// issued the permit; bot1, whose request it was, is told to wait for a
+// lease it does not hold. tollgate_guard leaves an approved key to the
+// full path, and there nothing binds the permit to the role that made
+// the request: tollgate_check_permit (0011) checks the approval, not who
+// asks. It should refuse a permit under an approval to any role but the
+// one that recorded the payload (payloads.db_role) or an operator.
+func TestPostgresGuardHoleApprovedPermitTaken(t *testing.T) {
+	showHole(t, "another agent's role that knows the payload takes the permit of an approved key (tollgate_check_permit does not bind it to the requesting role)")
+	r := attackRoles(t)
+	bot1, bot2, alice := openAt(t, r.bot1), openAt(t, r.bot2), openAt(t, r.alice)
+	p := Payload{"ask", "t", "b"}
+	if a, err := bot1.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot1"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot1's request: %+v %v", a, err)
+	}
+	if _, err := alice.Approve(ctx, "ask:taken", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := bot2.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot2"}); err == nil && a.Verdict == Permitted {
+		t.Errorf("bot2 was issued the permit of bot1's approved request (%s)", a.PermitID)
+	}
+	if a, err := bot1.Guard(ctx, "ask:taken", p, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict != Permitted {
+		t.Errorf("bot1, whose request was approved: %+v %v", a.Verdict, err)
+	}
+}
