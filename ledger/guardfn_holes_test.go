@@ -263,14 +263,13 @@ func TestPostgresGuardHoleRawPayloadKindMismatch(t *testing.T) {
 	}
 }
 
-// TestPostgresGuardHoleNulBodyFails: a payload may hold U+0000 (SPEC 2
-// writes it \u0000 in the canonical text), and the client's own path
-// permits such a payload; tollgate_guard casts the canonical text to
-// jsonb, which refuses \u0000 (22P05), so the one call fails, the client
-// takes the error as the answer, and an honest guard of such a payload
-// fails on PostgreSQL instead of taking the full path.
-func TestPostgresGuardHoleNulBodyFails(t *testing.T) {
-	showHole(t, "an honest payload whose body holds U+0000 makes tollgate_guard fail with 22P05 (0014_guard_function.sql: v_json := p_canonical::jsonb) instead of leaving the guard to the full path")
+// TestPostgresGuardNulBodyTakesTheFullPath: a payload may hold U+0000
+// (SPEC 2 writes it \u0000 in the canonical text), and the client's own
+// path permits such a payload; tollgate_guard cast the canonical text to
+// jsonb, which refuses \u0000 (22P05), so the one call failed and an
+// honest guard of such a payload failed on PostgreSQL. The function now
+// leaves it to the full path.
+func TestPostgresGuardNulBodyTakesTheFullPath(t *testing.T) {
 	r := attackRoles(t)
 	bot := openAt(t, r.bot1)
 	if _, ok := bot.serverGuard(bot.grantInputs()); !ok {
