@@ -45,18 +45,20 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 	var r engine.GuardReply
 	var has bool
 	err := s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
+		// A lock the database cannot have within the attempt's time left
+		// it gives up (the engine measures that time once it holds a
+		// connection).
 		c.WaitMS = 0
-		if d, ok := ctx.Deadline(); ok {
-			// The attempt's time left, less a margin for the answer's way
-			// back: a lock the database cannot have by then it gives up.
-			left := time.Until(d)
-			c.WaitMS = max((left - min(left/5, 200*time.Millisecond)).Milliseconds(), 1)
+		if _, ok := ctx.Deadline(); ok {
+			c.WaitMS = 1
 		}
 		t0 := time.Now()
 		var err error
 		r, has, err = sg.ServerGuard(ctx, c)
 		switch {
 		case err == nil:
+		case errors.Is(err, engine.ErrNotSent):
+			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
 		case gaveUpLock(err) && c.WaitMS > 0:
 			// The database's own bound on this attempt: nothing committed,
 			// exactly as an attempt of the client path abandoned while it

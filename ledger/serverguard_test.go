@@ -306,3 +306,28 @@ func TestPostgresGuardFunctionRowsMeetTheTriggers(t *testing.T) {
 		t.Fatalf("a guard with no permit: %+v %v", a, err)
 	}
 }
+
+// TestPostgresGuardWithNoTimeLeftSendsNothing: an attempt that holds a
+// connection with less time left than the database needs to give up a
+// lock and say so sends nothing (engine.ErrNotSent), as does one that
+// cannot get a connection in its time: sent, its
+// autocommit call could commit after the client gave up, and the caller
+// would be told the commit is unknown instead of safe to repeat. A
+// caller on a deadline gets a refusal that is not ErrCommitUnknown, and
+// the key stays unrecorded.
+func TestPostgresGuardWithNoTimeLeftSendsNothing(t *testing.T) {
+	r := newPGRoles(t)
+	bot := openAt(t, r.bot1)
+	if a, err := bot.Guard(ctx, "run:warm", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict != Permitted {
+		t.Fatalf("a guard with time: %+v %v", a, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	_, err := bot.Guard(short, "run:late", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if err == nil || !strings.Contains(err.Error(), engine.ErrNotSent.Error()) || errors.Is(err, ErrCommitUnknown) {
+		t.Fatalf("a guard with 30 ms left: %v, want nothing sent and not a commit unknown", err)
+	}
+	if _, err := bot.Status(ctx, "run:late"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the key was recorded: %v", err)
+	}
+}

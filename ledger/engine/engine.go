@@ -114,9 +114,11 @@ type ServerGuard interface {
 // asked for and the permit id the call generated. Retry is set on an
 // attempt after one that may have committed (its answer was lost): the
 // answer then waits, as a commit does, for the ledger's replicas. WaitMS,
-// when positive, is how long the call may wait for a lock: the attempt's
-// time left, so that the database gives up (and commits nothing) before
-// the client does.
+// when positive, asks that the call's lock waits be bounded by the
+// attempt's time left (ctx's deadline), measured once the engine holds a
+// connection, less a margin for the answer's way back: the database then
+// gives up (and commits nothing) before the client does. An engine with
+// too little time left for that sends nothing and returns ErrNotSent.
 type GuardCall struct {
 	Key, SHA256, Canonical, Kind, Target, BodySHA256 string
 	Redacted                                         bool
@@ -126,6 +128,12 @@ type GuardCall struct {
 	Retry                                            bool
 	WaitMS                                           int64
 }
+
+// ErrNotSent is a ServerGuard's failure before its call left the client:
+// it could not get a connection, or, once it had one, the attempt had
+// too little time left for the database to give up a lock and answer
+// before the client gives up. Nothing of the call can have committed.
+var ErrNotSent = errors.New("the call was not sent")
 
 // GuardPath is what a server-side guard did.
 type GuardPath string

@@ -418,8 +418,23 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	if c.Retry {
 		q = retryGuardSQL
 	}
+	// The connection first: making one (TLS included) takes part of the
+	// attempt's time, which the lock's bound must not count on.
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return r, true, fmt.Errorf("%w: no connection: %w", engine.ErrNotSent, err)
+	}
+	defer conn.Close()
+	if d, ok := ctx.Deadline(); ok && c.WaitMS > 0 {
+		left := time.Until(d)
+		wait := left - min(left/5, 200*time.Millisecond)
+		if wait < minLockWait {
+			return r, true, fmt.Errorf("%w: %s left of the attempt, too little to wait for a lock", engine.ErrNotSent, left.Round(time.Millisecond))
+		}
+		c.WaitMS = wait.Milliseconds()
+	}
 	var answer, epoch, called sql.NullString
-	err := e.db.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
+	err = conn.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
 		c.Context, c.LeaseMS, c.PermitID, c.WaitMS).Scan(&answer, &epoch, &called)
 	switch {
 	case err != nil:
@@ -437,6 +452,11 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS}
 	return r, true, nil
 }
+
+// minLockWait is the shortest lock wait worth sending a guard for: with
+// less, the database's answer that it gave up could not reach the client
+// before the client gives up, which would leave the commit unknown.
+const minLockWait = 50 * time.Millisecond
 
 // SQLSTATE codes the engine maps.
 const (
