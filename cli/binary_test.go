@@ -606,7 +606,8 @@ func BenchmarkStartupByDependency(b *testing.B) {
 // 100,000-action ledger, tollgate export against sqlite3 .dump of the same
 // file, and tollgate verify against PRAGMA integrity_check, and reports
 // the medians, their ratios and export's peak resident memory. It fails
-// when export takes over 3x the dump or over 64 MB. TOLLGATE_BENCH_ACTIONS
+// when export takes over 3x the dump or over 64 MB, or verify over 2.8x
+// integrity_check. TOLLGATE_BENCH_ACTIONS
 // picks another size (1000000 for the README's figure).
 func BenchmarkExportDump100k(b *testing.B) {
 	sqlite3, err := exec.LookPath("sqlite3")
@@ -680,7 +681,13 @@ func BenchmarkExportDump100k(b *testing.B) {
 	if rss > 64<<20 {
 		b.Errorf("export's resident memory peaked at %d MB: the goal is 64 MB", rss>>20)
 	}
-	if v/ic > 1.3 {
+	// Measured 2.0-2.3x on a loaded two-core machine (3.0x before verify
+	// proved fact rows by a keyed sum and let SQLite clear the projection);
+	// the goal is 1.3x, out of reach while the chain walk alone, every event
+	// read and hashed, costs over a third of integrity_check.
+	if v/ic > 2.8 {
+		b.Errorf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over 2.8x", v, v/ic, ic)
+	} else if v/ic > 1.3 {
 		b.Logf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over the 1.3x goal", v, v/ic, ic)
 	}
 }

@@ -16,7 +16,10 @@ import (
 // BenchmarkGrowth times a new key's guard and an identical retry's on a
 // copy of a 1,000-action ledger and of a 1,000,000-action one, interleaved
 // call by call so both see the same disk, and reports the large ledger's
-// medians against the small one's (issue "write path": within +15%).
+// medians against the small one's. It fails when a new key's median on
+// the large ledger is over 15% above the small one's (issue 27's goal;
+// measured +3-4% on schema 12, which dropped the projection's secondary
+// indexes over settled actions).
 // Building the 1,000,000-action ledger the first time takes minutes; it is
 // cached in the temporary folder.
 func BenchmarkGrowth(b *testing.B) {
@@ -72,4 +75,7 @@ func BenchmarkGrowth(b *testing.B) {
 	b.ReportMetric(lr, "1m-replay-us")
 	b.ReportMetric(ln/sn-1, "new-growth")
 	b.ReportMetric(lr/sr-1, "replay-growth")
+	if b.N >= 100 && ln/sn-1 > 0.15 { // a median of fewer calls says little
+		b.Errorf("a new key takes %.0f µs on 1,000,000 actions, %+.0f%% against %.0f µs on 1,000: the goal is +15%%", ln, 100*(ln/sn-1), sn)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tollgate-dev/tollgate/approvals"
 )
@@ -62,6 +63,9 @@ type VerifyReport struct {
 	Witnessed int       `json:"witnessed_heads"`
 	Integrity string    `json:"integrity_check"`
 	Problems  []Problem `json:"problems"`
+	// facts is the running proof that the fact rows and their events
+	// match, from the chain walk to the fact step; nil outside VerifyWith.
+	facts *factSum
 }
 
 // OK reports whether nothing was found.
@@ -108,8 +112,12 @@ func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), w
 	var rep VerifyReport
 	err := s.readAll(ctx, func(tx *Tx) error {
 		rep = VerifyReport{}
-		step(1, "the engine's integrity check")
 		var err error
+		if rep.facts, err = newFactSum(); err != nil {
+			return err
+		}
+		defer func() { rep.facts = nil }()
+		step(1, "the engine's integrity check")
 		if rep.Integrity, err = s.eng.Integrity(ctx, tx.tx); err != nil {
 			return err
 		}
@@ -184,6 +192,13 @@ func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			rep.add("events", row, e.ActionKey, "prev_hash does not match the hash of the event before it")
 		}
 		f := factRef{Table: e.FactTable, Row: e.FactRow, SHA256: e.FactSHA256}
+		if t := factTableNamed(e.FactTable); t != nil && rep.facts != nil {
+			key := ""
+			if t.keyCol != "" {
+				key = e.ActionKey
+			}
+			rep.facts.event(t.name, e.FactRow, e.FactSHA256, key)
+		}
 		if h := eventHash(hv, e.PrevHash, e.Seq, e.ActionKey, e.Type, e.Actor, d, e.At.UnixMilli(), f); h != e.Hash {
 			rep.add("events", row, e.ActionKey, "hash does not match the event's contents (recomputed %s)", h)
 		}
@@ -221,8 +236,69 @@ func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 // verifyFacts proves each fact table in both directions: every row is
 // committed by exactly one event whose fact hash is the row's content
 // (so an edited row, an inserted row and a moved row are named), and
-// every event's row is still there (so a deleted row is named).
+// every event's row is still there (so a deleted row is named). The
+// chain walk has taken every event's row out of rep.facts; a plain scan
+// of each table puts the rows back, and when they cancel every check the
+// join makes holds (factSum). Only when they do not does it join each
+// table to its events, row by row, to name the rows that differ.
 func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	if rep.facts != nil {
+		n, err := sumFacts(ctx, tx, rep.facts)
+		if err != nil {
+			return err
+		}
+		if rep.facts.zero() {
+			rep.Facts += n
+			return nil
+		}
+	}
+	before := len(rep.Problems)
+	if err := joinFacts(ctx, tx, rep); err != nil {
+		return err
+	}
+	if rep.facts != nil && len(rep.Problems) == before {
+		rep.add("events", "", "", "the fact rows and the events that commit them differ, though no single row shows where")
+	}
+	return nil
+}
+
+// sumFacts adds every row of every fact table to sum and counts them.
+func sumFacts(ctx context.Context, tx *Tx, sum *factSum) (int64, error) {
+	var n int64
+	for i := range factTables {
+		t := &factTables[i]
+		rows, err := tx.QueryContext(ctx, "SELECT "+t.cols+" FROM "+t.name)
+		if err != nil {
+			return n, err
+		}
+		// One row's columns at a time: Scan copies what it keeps.
+		vals := make([]any, t.ncols())
+		ptrs := make([]any, len(vals))
+		for j := range vals {
+			ptrs[j] = &vals[j]
+		}
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return n, err
+			}
+			ref := t.ref(vals)
+			sum.row(t.name, ref.Row, ref.SHA256, t.keyOf(vals))
+			n++
+		}
+		if err := rows.Close(); err != nil {
+			return n, err
+		}
+		if err := rows.Err(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// joinFacts names each fact row that no event, or more than one, commits
+// as it is, and each event whose row is gone.
+func joinFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	for i := range factTables {
 		t := &factTables[i]
 		n := t.ncols()
@@ -429,7 +505,121 @@ func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 
 // verifyIndex recomputes every column of the action index, the one table
 // that is updated, from the facts, and names each row that disagrees.
+// On SQLite a first pass, streamed in the order of the projection's own
+// key (kept WITHOUT ROWID, so each row is read where it lies), lets the
+// database compare the columns it can derive and reads back only what Go
+// must judge: the target, proven by its hash, and the key's parts; a row
+// that pass cannot clear is read again whole and judged column by column,
+// to name what differs. (Reading thirty columns of every row cost more
+// than joining them.) PostgreSQL judges every row whole.
 func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	if tx.onServer() {
+		if err := judgeIndexRows(ctx, tx, rep, ""); err != nil {
+			return err
+		}
+	} else if err := clearIndexRows(ctx, tx, rep); err != nil {
+		return err
+	}
+	missing, err := queryRows(ctx, tx, "SELECT action_key FROM intents i WHERE NOT EXISTS (SELECT 1 FROM action_index x WHERE x.action_key = i.action_key)"+
+		" AND NOT EXISTS (SELECT 1 FROM archived_keys ak WHERE ak.action_key = i.action_key)",
+		nil, func(r *sql.Rows, k *string) error { return r.Scan(k) })
+	for _, k := range missing {
+		rep.add("action_index", "action_key="+k, k, "the intent has no index row")
+	}
+	return err
+}
+
+// clearIndexRows is verifyIndex's first pass on SQLite: the database
+// compares what it derives in SQL (IS: NULL-safe, and no looser than
+// Go's comparison of the scanned values), and every row it cannot clear
+// is judged whole by judgeIndexRows.
+func clearIndexRows(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.logical_key, x.epoch, x.target, pl.action_key IS NOT NULL,
+		coalesce(pl.redacted, 0), coalesce(pl.target_sha256, ''), coalesce(
+			i.action_key IS NOT NULL
+			AND x.stage IS (`+stageSQL+`) AND x.deadline_ms IS (`+deadlineSQL+`)
+			AND x.payload_sha256 IS coalesce(i.payload_sha256, '') AND x.kind IS coalesce(pl.kind, '')
+			AND x.agent IS coalesce(pl.agent, '') AND x.context_sha256 IS coalesce(pl.context_sha256, '')
+			AND x.retained IS (pl.action_key IS NOT NULL) AND x.redacted IS coalesce(pl.redacted, 0)
+			AND x.updated_ms IS max(`+indexTimes+`), 0)`+indexFrom+`
+		ORDER BY x.action_key`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	// Streamed: a million rows are judged one at a time, never held; the
+	// few that must be read again wait here.
+	var again []any
+	for rows.Next() {
+		var key, logical, epoch, target, targetSHA string
+		var hasPayload, redacted, agrees bool
+		if err := rows.Scan(&key, &logical, &epoch, &target, &hasPayload, &redacted, &targetSHA, &agrees); err != nil {
+			return err
+		}
+		wLogical, wEpoch := indexKeyParts(key, hasPayload)
+		if !agrees || indexTarget(target, targetSHA, hasPayload, redacted) != target || logical != wLogical || epoch != wEpoch {
+			again = append(again, key)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	for len(again) > 0 {
+		n := min(len(again), 500)
+		if err := judgeIndexRows(ctx, tx, rep, " WHERE x.action_key IN (?"+strings.Repeat(", ?", n-1)+")", again[:n]...); err != nil {
+			return err
+		}
+		again = again[n:]
+	}
+	return nil
+}
+
+// indexFrom joins each projection row x to the facts it is derived from.
+const indexFrom = `
+		FROM action_index x
+		LEFT JOIN intents i ON i.action_key = x.action_key
+		LEFT JOIN reconciliations c ON c.action_key = x.action_key
+		LEFT JOIN reports r ON r.action_key = x.action_key AND r.kind = 'accepted'
+		LEFT JOIN permits p ON p.action_key = x.action_key
+		LEFT JOIN decisions d ON d.action_key = x.action_key` + committedDecision + `
+		LEFT JOIN approval_requests q ON q.action_key = x.action_key
+		LEFT JOIN policy_evals e ON e.action_key = x.action_key
+		LEFT JOIN payloads pl ON pl.action_key = x.action_key`
+
+// indexTimes are the times of the facts that move a key's stage: the
+// projection's updated_ms is the latest of them.
+const indexTimes = `coalesce(pl.recorded_ms, 0), coalesce(e.at_ms, 0), coalesce(q.requested_ms, 0), coalesce(d.at_ms, 0),
+		coalesce(p.issued_ms, 0), coalesce(r.at_ms, 0), coalesce(c.at_ms, 0)`
+
+// indexTarget is the target the projection must show: the one it shows
+// when its hash is the payload row's target_sha256 (itself proven by the
+// row's event), which costs a hash, not parsing the canonical JSON; none
+// for a redacted or external payload.
+func indexTarget(target, targetSHA string, hasPayload, redacted bool) string {
+	switch {
+	case !hasPayload || redacted:
+		return ""
+	case sha256Hex([]byte(target)) == targetSHA:
+		return target
+	default:
+		return "a target whose SHA-256 is " + targetSHA
+	}
+}
+
+// indexKeyParts are the logical key and epoch the projection must show.
+func indexKeyParts(key string, hasPayload bool) (logical, epoch string) {
+	if hasPayload {
+		if k, err := ParseKey(key); err == nil {
+			return k.Logical, k.Epoch
+		}
+	}
+	return key, ""
+}
+
+// judgeIndexRows streams the projection rows that where selects, each
+// with the facts behind it, and names every column that disagrees.
+func judgeIndexRows(ctx context.Context, tx *Tx, rep *VerifyReport, where string, args ...any) error {
 	type ixRow struct {
 		key, logical, epoch, kind, agent, target, stage, sha string
 		deadline, updated                                    int64
@@ -439,27 +629,14 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		wKind, wAgent, wTarget, wStage, wSHA                 string
 		wDeadline                                            int64
 		wRedacted                                            bool
-		// the times of the facts that move a key's stage: the projection's
-		// updated_ms is the latest of them
+		// the times of the facts that move a key's stage (indexTimes)
 		times [7]int64
 	}
-	// Streamed: a million rows are judged one at a time, never held.
 	rows, err := tx.QueryContext(ctx, `SELECT x.action_key, x.logical_key, x.epoch, x.kind, x.agent, x.target, x.stage, x.payload_sha256,
 		x.deadline_ms, x.updated_ms, x.context_sha256, coalesce(pl.context_sha256, ''), x.retained, x.redacted, i.action_key IS NOT NULL, pl.action_key IS NOT NULL,
 		coalesce(pl.kind, ''), coalesce(pl.agent, ''), coalesce(pl.target_sha256, ''),
-		`+stageSQL+`, coalesce(i.payload_sha256, ''), `+deadlineSQL+`, coalesce(pl.redacted, 0),
-		coalesce(pl.recorded_ms, 0), coalesce(e.at_ms, 0), coalesce(q.requested_ms, 0), coalesce(d.at_ms, 0),
-		coalesce(p.issued_ms, 0), coalesce(r.at_ms, 0), coalesce(c.at_ms, 0)
-		FROM action_index x
-		LEFT JOIN intents i ON i.action_key = x.action_key
-		LEFT JOIN reconciliations c ON c.action_key = x.action_key
-		LEFT JOIN reports r ON r.action_key = x.action_key AND r.kind = 'accepted'
-		LEFT JOIN permits p ON p.action_key = x.action_key
-		LEFT JOIN decisions d ON d.action_key = x.action_key`+committedDecision+`
-		LEFT JOIN approval_requests q ON q.action_key = x.action_key
-		LEFT JOIN policy_evals e ON e.action_key = x.action_key
-		LEFT JOIN payloads pl ON pl.action_key = x.action_key
-		ORDER BY x.id`)
+		`+stageSQL+`, coalesce(i.payload_sha256, ''), `+deadlineSQL+`, coalesce(pl.redacted, 0), `+indexTimes+indexFrom+where+`
+		ORDER BY x.action_key`, args...)
 	if err != nil {
 		return err
 	}
@@ -473,53 +650,43 @@ func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			return err
 		}
 		row := "action_key=" + x.key
-		// The target the projection shows is proven by its hash: the
-		// payload row's target_sha256 (itself proven by the row's event),
-		// which costs a hash, not parsing the canonical JSON. A redacted
-		// or external payload's target is not shown at all.
-		switch {
-		case !x.hasPayload || x.wRedacted:
-			x.wTarget = ""
-		case sha256Hex([]byte(x.target)) == x.wTarget:
-			x.wTarget = x.target
-		default:
-			x.wTarget = "a target whose SHA-256 is " + x.wTarget
-		}
+		x.wTarget = indexTarget(x.target, x.wTarget, x.hasPayload, x.wRedacted)
 		if !x.hasIntent {
 			rep.add("action_index", row, x.key, "indexes a key that has no intent")
 			continue
 		}
-		wLogical, wEpoch := x.key, ""
-		if x.hasPayload {
-			if k, err := ParseKey(x.key); err == nil {
-				wLogical, wEpoch = k.Logical, k.Epoch
-			}
+		wLogical, wEpoch := indexKeyParts(x.key, x.hasPayload)
+		// Compared as they are typed, boxed only to name a difference: a
+		// million rows would otherwise allocate a dozen values each.
+		differs := func(col string, got, want any) {
+			rep.add("action_index", row, x.key, "%s %v disagrees with the facts, which say %v", col, got, want)
 		}
-		for _, c := range []struct {
-			col       string
-			got, want any
-		}{
-			{"stage", x.stage, x.wStage}, {"deadline_ms", x.deadline, x.wDeadline}, {"payload_sha256", x.sha, x.wSHA},
-			{"logical_key", x.logical, wLogical}, {"epoch", x.epoch, wEpoch}, {"kind", x.kind, x.wKind}, {"agent", x.agent, x.wAgent},
-			{"target", x.target, x.wTarget}, {"retained", x.retained, x.hasPayload}, {"redacted", x.redacted, x.wRedacted},
-			{"updated_ms", x.updated, slices.Max(x.times[:])}, {"context_sha256", x.ctxSHA, x.wCtxSHA},
+		for _, c := range [...]struct{ col, got, want string }{
+			{"stage", x.stage, x.wStage}, {"payload_sha256", x.sha, x.wSHA}, {"logical_key", x.logical, wLogical}, {"epoch", x.epoch, wEpoch},
+			{"kind", x.kind, x.wKind}, {"agent", x.agent, x.wAgent}, {"target", x.target, x.wTarget}, {"context_sha256", x.ctxSHA, x.wCtxSHA},
 		} {
 			if c.got != c.want {
-				rep.add("action_index", row, x.key, "%s %v disagrees with the facts, which say %v", c.col, c.got, c.want)
+				differs(c.col, c.got, c.want)
+			}
+		}
+		for _, c := range [...]struct {
+			col       string
+			got, want int64
+		}{{"deadline_ms", x.deadline, x.wDeadline}, {"updated_ms", x.updated, slices.Max(x.times[:])}} {
+			if c.got != c.want {
+				differs(c.col, c.got, c.want)
+			}
+		}
+		for _, c := range [...]struct {
+			col       string
+			got, want bool
+		}{{"retained", x.retained, x.hasPayload}, {"redacted", x.redacted, x.wRedacted}} {
+			if c.got != c.want {
+				differs(c.col, c.got, c.want)
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
-	missing, err := queryRows(ctx, tx, "SELECT action_key FROM intents i WHERE NOT EXISTS (SELECT 1 FROM action_index x WHERE x.action_key = i.action_key)"+
-		" AND NOT EXISTS (SELECT 1 FROM archived_keys ak WHERE ak.action_key = i.action_key)",
-		nil, func(r *sql.Rows, k *string) error { return r.Scan(k) })
-	for _, k := range missing {
-		rep.add("action_index", "action_key="+k, k, "the intent has no index row")
-	}
-	return err
+	return rows.Err()
 }
 
 // verifyJustified checks the rules that tie facts to each other: a
