@@ -1,0 +1,260 @@
+-- Schema 15: the database checks what an agent's role writes, on the
+-- tables, so that tollgate_guard (schema 14) and the raw path it leaves
+-- other guards to (the insert functions of schema 10) are held to one
+-- rule. Until now a payload row's kind column, which the policy trigger
+-- (schema 11) decides on, could name another kind than its canonical
+-- text (a permit for a denied action), the canonical text need not be
+-- canonical (a duplicate field hid the body from show --payload) and an
+-- agent's name could carry terminal escapes. A migrated copy (the
+-- owner's tollgate.copying mark) brings rows checked where they were
+-- made, as the schema-11 triggers assume.
+
+-- A string as Python's json.dumps(ensure_ascii=True) writes it, which is
+-- what the canonical text is (ledger/payload.go appendPyString):
+-- PostgreSQL's JSON escaping is Python's for quotes, backslashes and
+-- the characters below U+0020 (\b \f \n \r \t, the rest \u00XX in lower
+-- case), and writes everything else raw; Python escapes DEL and every
+-- non-ASCII character as \uXXXX, beyond U+FFFF as a surrogate pair.
+CREATE FUNCTION tollgate_py_string(p text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    t text := to_json(p)::text;
+BEGIN
+    IF t !~ '[^ -~]' THEN
+        RETURN t;
+    END IF;
+    RETURN string_agg(CASE
+            WHEN c ~ '^[ -~]$' THEN c
+            WHEN ascii(c) > 65535 THEN '\u' || lpad(to_hex(55296 + ((ascii(c) - 65536) >> 10)), 4, '0')
+                || '\u' || lpad(to_hex(56320 + ((ascii(c) - 65536) & 1023)), 4, '0')
+            ELSE '\u' || lpad(to_hex(ascii(c)), 4, '0') END, '' ORDER BY n)
+        FROM regexp_split_to_table(t, '') WITH ORDINALITY AS x(c, n);
+END $$;
+
+CREATE FUNCTION tollgate_sha256_hex(p text) RETURNS text
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+    SELECT encode(sha256(convert_to(p, 'UTF8')), 'hex')
+$$;
+
+-- A payload row is what its canonical text says: the text is the
+-- canonical encoding of its three fields (SPEC 2: no duplicate, extra or
+-- missing field, no spaces, Python's escapes), each field at most 4000
+-- code points (ledger/payload.go MaxFieldRunes), its SHA-256 the row's
+-- digest, and the kind column and the kind, target and body digests
+-- those of its fields. A redacted row keeps no text: its kind column
+-- must still be the kind its kind digest names.
+CREATE FUNCTION tollgate_check_payload_row() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    j jsonb;
+    v_body text;
+    v_kind text;
+    v_target text;
+    v_bad text;
+BEGIN
+    IF tollgate_copying() THEN RETURN NEW; END IF;
+    IF char_length(NEW.kind) > 4000 THEN
+        v_bad := 'a kind of more than 4000 code points';
+    ELSIF NEW.kind_sha256 IS DISTINCT FROM tollgate_sha256_hex(NEW.kind) THEN
+        v_bad := 'a kind digest that is not the kind''s';
+    ELSIF NEW.canonical IS NOT NULL THEN
+        BEGIN
+            j := NEW.canonical::jsonb;
+        EXCEPTION WHEN OTHERS THEN
+            j := NULL;
+        END;
+        IF jsonb_typeof(j) IS DISTINCT FROM 'object' OR jsonb_typeof(j -> 'body') IS DISTINCT FROM 'string'
+            OR jsonb_typeof(j -> 'kind') IS DISTINCT FROM 'string' OR jsonb_typeof(j -> 'target') IS DISTINCT FROM 'string' THEN
+            v_bad := 'a canonical text that is not an object of the string fields body, kind and target';
+        ELSE
+            v_body := j ->> 'body';
+            v_kind := j ->> 'kind';
+            v_target := j ->> 'target';
+            IF char_length(v_body) > 4000 OR char_length(v_kind) > 4000 OR char_length(v_target) > 4000 THEN
+                v_bad := 'a payload field of more than 4000 code points';
+            ELSIF NEW.canonical IS DISTINCT FROM '{"body":' || tollgate_py_string(v_body) || ',"kind":' || tollgate_py_string(v_kind)
+                    || ',"target":' || tollgate_py_string(v_target) || '}' THEN
+                v_bad := 'a canonical text that is not the canonical encoding of its fields';
+            ELSIF NEW.payload_sha256 IS DISTINCT FROM tollgate_sha256_hex(NEW.canonical) THEN
+                v_bad := 'a payload digest that is not the canonical text''s';
+            ELSIF NEW.kind IS DISTINCT FROM v_kind THEN
+                v_bad := 'a kind column that is not the canonical text''s kind';
+            ELSIF NEW.target_sha256 IS DISTINCT FROM tollgate_sha256_hex(v_target) OR NEW.body_sha256 IS DISTINCT FROM tollgate_sha256_hex(v_body) THEN
+                v_bad := 'a target or body digest that is not the canonical text''s';
+            END IF;
+        END IF;
+    END IF;
+    IF v_bad IS NOT NULL THEN
+        PERFORM tollgate_refuse(NEW.action_key, 'a payload row with ' || v_bad);
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER payloads_are_canonical BEFORE INSERT ON tollgate_private.payloads
+    FOR EACH ROW EXECUTE FUNCTION tollgate_check_payload_row();
+
+-- An agent's name as the client takes it (approvals.CheckName, SPEC 4):
+-- at most 200 bytes, no control (Cc) or format (Cf) character, no line
+-- or paragraph separator. The class is Go's unicode.Cc and unicode.Cf
+-- (Unicode 15), which TestPostgresAgentNameRuleIsGos compares.
+CREATE FUNCTION tollgate_name_ok(p text) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
+    SELECT octet_length(p) <= 200 AND p !~ '[\U00000001-\U0000001F\U0000007F-\U0000009F\U000000AD\U00000600-\U00000605\U0000061C\U000006DD\U0000070F\U00000890-\U00000891\U000008E2\U0000180E\U0000200B-\U0000200F\U0000202A-\U0000202E\U00002060-\U00002064\U00002066-\U0000206F\U0000FEFF\U0000FFF9-\U0000FFFB\U000110BD\U000110CD\U00013430-\U0001343F\U0001BCA0-\U0001BCA3\U0001D173-\U0001D17A\U000E0001\U000E0020-\U000E007F\U00002028\U00002029]'
+$$;
+
+CREATE FUNCTION tollgate_check_agent_name() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+    IF tollgate_copying() THEN RETURN NEW; END IF;
+    IF NOT tollgate_name_ok(NEW.agent) THEN
+        PERFORM tollgate_refuse(NEW.action_key, 'an agent name of more than 200 bytes or with a control or format character');
+    END IF;
+    RETURN NEW;
+END $$;
+
+-- Every fact table that names an agent (the projection, action_index,
+-- is written from them).
+CREATE TRIGGER payloads_agent_name BEFORE INSERT ON tollgate_private.payloads FOR EACH ROW EXECUTE FUNCTION tollgate_check_agent_name();
+CREATE TRIGGER conflicts_agent_name BEFORE INSERT ON tollgate_private.conflicts FOR EACH ROW EXECUTE FUNCTION tollgate_check_agent_name();
+CREATE TRIGGER approval_requests_agent_name BEFORE INSERT ON approval_requests FOR EACH ROW EXECUTE FUNCTION tollgate_check_agent_name();
+CREATE TRIGGER permits_agent_name BEFORE INSERT ON permits FOR EACH ROW EXECUTE FUNCTION tollgate_check_agent_name();
+CREATE TRIGGER fenced_agent_name BEFORE INSERT ON fenced FOR EACH ROW EXECUTE FUNCTION tollgate_check_agent_name();
+
+-- Whether a row's xmin is this transaction's (or one of its
+-- subtransactions'): a row another transaction has not committed is
+-- invisible, so a visible row whose writer is still in progress is this
+-- transaction's. The 32-bit xmin is widened with the current epoch.
+CREATE FUNCTION tollgate_xmin_mine(p_xmin xid) RETURNS boolean
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    v_cur bigint := txid_current();
+    v_full bigint := ((v_cur >> 32) << 32) + p_xmin::text::bigint;
+BEGIN
+    IF v_full > v_cur + 2147483648 THEN
+        v_full := v_full - 4294967296;
+    END IF;
+    RETURN txid_status(v_full) = 'in progress';
+END $$;
+
+-- Which event commits a row of which table (ledger/facts.go factTables),
+-- the tables an agent's role writes, and each table's row number column.
+CREATE TABLE tollgate_private.fact_events (
+    fact_table TEXT COLLATE "C" NOT NULL,
+    type       TEXT COLLATE "C" NOT NULL,
+    id_col     TEXT COLLATE "C" NOT NULL,
+    key_col    TEXT COLLATE "C" NOT NULL,
+    agents     BOOLEAN NOT NULL,
+    PRIMARY KEY (fact_table, type)
+);
+INSERT INTO tollgate_private.fact_events VALUES
+    ('payloads', 'recorded', 'action_key', 'action_key', true),
+    ('conflicts', 'conflict', 'id', 'action_key', true),
+    ('policy_rules', 'policy_set', 'id', '', false),
+    ('policy_evals', 'policy_evaluated', 'action_key', 'action_key', true),
+    ('approval_requests', 'approval_requested', 'action_key', 'action_key', true),
+    ('decisions', 'approved', 'action_key', 'action_key', false),
+    ('decisions', 'rejected', 'action_key', 'action_key', false),
+    ('permits', 'permit_issued', 'action_key', 'action_key', true),
+    ('reports', 'report_accepted', 'id', 'action_key', true),
+    ('reports', 'report_late', 'id', 'action_key', true),
+    ('reports', 'report_refused', 'id', 'action_key', true),
+    ('report_refusals', 'report_refused_unfiled', 'id', 'action_key', true),
+    ('reconciliations', 'reconciled', 'action_key', 'action_key', false),
+    ('epochs', 'epoch_activated', 'seq', '', false),
+    ('fenced', 'fenced', 'id', 'action_key', true),
+    ('conflict_reviews', 'conflict_reviewed', 'conflict_id', '', false),
+    ('fenced_reviews', 'fenced_reviewed', 'fenced_id', '', false),
+    ('ledger_meta', 'ledger_created', 'one', '', false),
+    ('operators', 'operator_added', 'id', '', false),
+    ('operators', 'operator_removed', 'id', '', false),
+    ('votes', 'vote', 'id', 'action_key', false),
+    ('signatures', 'signed', 'id', '', false),
+    ('archives', 'checkpoint', 'id', '', false),
+    ('set_aside', 'set_aside', 'id', 'action_key', false);
+
+-- Whether the session is an agent's role only (not an operator's, not
+-- the schema's owner): what it appends is a key transaction's events.
+CREATE FUNCTION tollgate_agent_only() RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    SELECT NOT pg_has_role(session_user, 'tollgate_operator', 'USAGE')
+        AND NOT pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'tollgate_private'), 'USAGE')
+$$;
+
+-- An event is appended only by the transaction that wrote what it
+-- commits (tollgate_append_event and _events take any arguments, and
+-- both roles may call them): an event that names a fact row names a row
+-- of the table its type commits, of its key, that this transaction
+-- wrote and no other event names. An agent's role appends only its key
+-- transactions' events: those that commit the agent's facts, and a
+-- disagreement its own report in this transaction flags.
+CREATE FUNCTION tollgate_check_event() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    f record;
+    v_xmin xid;
+    v_key text;
+    v_bad text;
+BEGIN
+    IF tollgate_copying() THEN RETURN NEW; END IF;
+    IF NEW.fact_table = '' THEN
+        IF NEW.fact_row <> '' OR NEW.fact_sha256 <> '' THEN
+            v_bad := 'names a fact row but no table';
+        ELSIF NEW.type IN (SELECT type FROM tollgate_private.fact_events) THEN
+            v_bad := 'commits no fact row though its type commits one';
+        ELSIF tollgate_agent_only() AND NOT (NEW.type = 'disagreement_flagged'
+                AND EXISTS (SELECT 1 FROM reports r WHERE r.action_key = NEW.action_key AND tollgate_xmin_mine(r.xmin))) THEN
+            v_bad := 'is not an event an agent''s role appends';
+        END IF;
+    ELSE
+        SELECT * INTO f FROM tollgate_private.fact_events e WHERE e.fact_table = NEW.fact_table AND e.type = NEW.type;
+        IF NOT FOUND THEN
+            v_bad := 'names a table its type does not commit';
+        ELSIF tollgate_agent_only() AND NOT f.agents THEN
+            v_bad := 'commits a fact an agent''s role does not write';
+        ELSE
+            EXECUTE format('SELECT xmin, %s FROM %s WHERE %I::text = $1',
+                    CASE WHEN f.key_col = '' THEN '''''::text' ELSE quote_ident(f.key_col) || '::text' END,
+                    coalesce(to_regclass('tollgate_private.' || quote_ident(f.fact_table)), ('public.' || quote_ident(f.fact_table))::regclass),
+                    f.id_col)
+                INTO v_xmin, v_key USING NEW.fact_row;
+            IF v_xmin IS NULL THEN
+                v_bad := 'names a fact row that does not exist';
+            ELSIF NOT tollgate_xmin_mine(v_xmin) THEN
+                v_bad := 'names a fact row another transaction wrote';
+            ELSIF f.key_col <> '' AND v_key IS DISTINCT FROM NEW.action_key THEN
+                v_bad := 'names a fact row of another key';
+            ELSIF EXISTS (SELECT 1 FROM events e WHERE e.fact_table = NEW.fact_table AND e.fact_row = NEW.fact_row) THEN
+                v_bad := 'names a fact row another event commits';
+            END IF;
+        END IF;
+    END IF;
+    IF v_bad IS NOT NULL THEN
+        PERFORM tollgate_refuse(NEW.action_key, format('a %s event that %s', NEW.type, v_bad));
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER events_commit_own_facts BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION tollgate_check_event();
+
+-- A fact row an agent's role may write is committed by an event of its
+-- transaction: checked at COMMIT, once the events are appended.
+CREATE FUNCTION tollgate_check_fact_committed() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    v_id text;
+BEGIN
+    IF tollgate_copying() THEN RETURN NULL; END IF;
+    SELECT to_jsonb(NEW) ->> e.id_col INTO v_id FROM tollgate_private.fact_events e WHERE e.fact_table = TG_TABLE_NAME LIMIT 1;
+    IF NOT EXISTS (SELECT 1 FROM events e WHERE e.fact_table = TG_TABLE_NAME AND e.fact_row = v_id) THEN
+        PERFORM tollgate_refuse(NEW.action_key, format('a %s row that no event of its transaction commits', TG_TABLE_NAME));
+    END IF;
+    RETURN NULL;
+END $$;
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOR t IN SELECT DISTINCT fact_table FROM tollgate_private.fact_events WHERE agents ORDER BY 1 LOOP
+        EXECUTE format('CREATE CONSTRAINT TRIGGER %I AFTER INSERT ON %s DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tollgate_check_fact_committed()',
+            t || '_committed_by_an_event',
+            coalesce(to_regclass('tollgate_private.' || quote_ident(t)), ('public.' || quote_ident(t))::regclass));
+    END LOOP;
+END $$;
