@@ -3,7 +3,10 @@ package ledger
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +318,79 @@ func TestPostgresEventsCommitOwnFacts(t *testing.T) {
 		t.Errorf("an operator's decision: %v", err)
 	}
 	verifyOK(t, r.admin)
+}
+
+// TestPostgresFactEventsAreGos: the database's table of which event
+// commits a row of which table (schema 15, what the event trigger
+// checks) is factTables', so that no honest writer's event is refused.
+func TestPostgresFactEventsAreGos(t *testing.T) {
+	r := newPGRoles(t)
+	rows, err := rawDB(t, r.owner).Query("SELECT fact_table, type, id_col, key_col FROM tollgate_private.fact_events ORDER BY 1, 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got, want []string
+	for rows.Next() {
+		var a, b, c, d string
+		if err := rows.Scan(&a, &b, &c, &d); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Join([]string{a, b, c, d}, " "))
+	}
+	for _, ft := range factTables {
+		for _, ev := range ft.events {
+			want = append(want, strings.Join([]string{ft.name, ev, ft.id, ft.keyCol}, " "))
+		}
+	}
+	slices.Sort(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the database's fact events:\n%s\nGo's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestPostgresContextCanonicalIsGos: the database writes a context's
+// canonical form as Context.Canonical does, numbers included, and
+// refuses (NULL) what ParseContext refuses; a payload row's context must
+// be its own canonical form (TestPostgresGuardHolePayloadNotCanonical).
+func TestPostgresContextCanonicalIsGos(t *testing.T) {
+	r := newPGRoles(t)
+	owner := rawDB(t, r.owner)
+	in := []string{`{}`, `{"a":1}`, `{"a":1.0}`, `{"a":-0}`, `{"a":1.5}`, `{"a":1234567.5}`, `{"a":123456.5}`, `{"a":1e21}`,
+		`{"a":1e-5}`, `{"a":0.0001}`, `{"a":0.00012345}`, `{"a":9007199254740993}`, `{"a":1e300}`, `{"a":-2.5e-7}`,
+		`{"a":3.141592653589793}`, `{"a":100000.25}`, `{"a":1e400}`, `{"a":0.1}`, `{"a":-123.456e3}`, `{"a":4503599627370497.5}`,
+		`{"b":true,"a":false}`, `{"a":["x","\u00e9\ud83d\ude00"],"z":"\n"}`, `{"a":[]}`, `{"a":[1]}`, `{"a":{"b":1}}`, `{"a":null}`,
+		`{"A":1}`, `{"1a":1}`, `[1]`, `"x"`, `{"a":"` + strings.Repeat("x", MaxContextString+1) + `"}`, `{"a":"x",}`}
+	var many strings.Builder
+	many.WriteString("{")
+	for i := range MaxContextFields + 1 {
+		fmt.Fprintf(&many, `%s"f%d":%d`, map[bool]string{true: "", false: ","}[i == 0], i, i)
+	}
+	in = append(in, many.String()+"}")
+	rng := rand.New(rand.NewSource(2))
+	for range 300 {
+		x := (rng.Float64() - 0.5) * math.Pow(10, float64(rng.Intn(40)-20))
+		in = append(in, `{"a":`+strconv.FormatFloat(x, 'e', rng.Intn(18), 64)+`}`)
+	}
+	for _, text := range in {
+		var got *string
+		if err := owner.QueryRow("SELECT tollgate_context_canonical($1)", text).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ParseContext([]byte(text))
+		switch {
+		case err != nil && got != nil:
+			t.Errorf("%.60s: Go refuses it (%v), the database writes %.60s", text, err, *got)
+		case err == nil && (got == nil || *got != string(c.Canonical())):
+			t.Errorf("%.60s: Go writes %s, the database %v", text, c.Canonical(), safeDeref(got))
+		}
+	}
+}
+
+// safeDeref is *p, or "NULL".
+func safeDeref(p *string) string {
+	if p == nil {
+		return "NULL"
+	}
+	return *p
 }

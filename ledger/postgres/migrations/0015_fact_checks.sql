@@ -36,13 +36,140 @@ LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp AS $$
     SELECT encode(sha256(convert_to(p, 'UTF8')), 'hex')
 $$;
 
+-- A number in a context's canonical form (ledger/actioncontext.go
+-- appendContextValue): an integral one below 2^53 without a fraction,
+-- any other as Go's strconv.FormatFloat(x, 'g', -1, 64) writes it, from
+-- the shortest digits that read back as the same float, which is what
+-- PostgreSQL prints (extra_float_digits 1): %e form when the decimal
+-- exponent is below -4 or at least 6, a two-digit exponent at least.
+CREATE FUNCTION tollgate_go_number(p float8) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp SET extra_float_digits = 1 AS $$
+DECLARE
+    s text;
+    v_neg boolean := p < 0;
+    v_digits text;
+    v_dp int;
+    v_exp int;
+    v_nd int;
+BEGIN
+    IF p = trunc(p) AND abs(p) < 9007199254740992 THEN
+        RETURN p::bigint::text;
+    END IF;
+    s := abs(p)::text;
+    IF position('e' IN s) > 0 THEN
+        v_digits := replace(split_part(s, 'e', 1), '.', '');
+        v_dp := split_part(s, 'e', 2)::int + 1;
+    ELSIF position('.' IN s) > 0 THEN
+        IF split_part(s, '.', 1) = '0' THEN
+            v_digits := ltrim(split_part(s, '.', 2), '0');
+            v_dp := length(v_digits) - length(split_part(s, '.', 2));
+        ELSE
+            v_digits := split_part(s, '.', 1) || split_part(s, '.', 2);
+            v_dp := length(split_part(s, '.', 1));
+        END IF;
+    ELSE
+        v_digits := s;
+        v_dp := length(s);
+    END IF;
+    v_digits := rtrim(v_digits, '0');
+    v_nd := length(v_digits);
+    v_exp := v_dp - 1;
+    IF v_exp < -4 OR v_exp >= 6 THEN
+        s := left(v_digits, 1) || CASE WHEN v_nd > 1 THEN '.' || substr(v_digits, 2) ELSE '' END
+            || 'e' || CASE WHEN v_exp < 0 THEN '-' ELSE '+' END || CASE WHEN abs(v_exp) < 10 THEN '0' ELSE '' END || abs(v_exp)::text;
+    ELSIF v_dp <= 0 THEN
+        s := '0.' || repeat('0', -v_dp) || v_digits;
+    ELSIF v_nd <= v_dp THEN
+        s := v_digits || repeat('0', v_dp - v_nd);
+    ELSE
+        s := left(v_digits, v_dp) || '.' || substr(v_digits, v_dp + 1);
+    END IF;
+    RETURN CASE WHEN v_neg THEN '-' ELSE '' END || s;
+END $$;
+
+-- A context's canonical form (ledger/actioncontext.go ParseContext and
+-- Canonical): at most 32 fields named [a-z][a-z0-9_]{0,63}, sorted, each
+-- a string of at most 1000 code points, a finite number, a boolean or a
+-- list of at most 64 such strings; the empty string for no field; NULL
+-- for a text the client refuses.
+CREATE FUNCTION tollgate_context_canonical(p text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT SET search_path = public, pg_temp AS $$
+DECLARE
+    j jsonb;
+    f record;
+    e jsonb;
+    v_out text := '';
+    v_val text;
+    v_n int := 0;
+BEGIN
+    IF p = '' THEN
+        RETURN '';
+    END IF;
+    BEGIN
+        j := p::jsonb;
+    EXCEPTION WHEN OTHERS THEN
+        RETURN NULL;
+    END;
+    IF jsonb_typeof(j) IS DISTINCT FROM 'object' THEN
+        RETURN NULL;
+    END IF;
+    FOR f IN SELECT key, value FROM jsonb_each(j) ORDER BY key COLLATE "C" LOOP
+        v_n := v_n + 1;
+        IF v_n > 32 OR f.key !~ '^[a-z][a-z0-9_]{0,63}$' THEN
+            RETURN NULL;
+        END IF;
+        CASE jsonb_typeof(f.value)
+        WHEN 'string' THEN
+            IF char_length(f.value #>> '{}') > 1000 THEN RETURN NULL; END IF;
+            v_val := tollgate_py_string(f.value #>> '{}');
+        WHEN 'boolean' THEN
+            v_val := f.value::text;
+        WHEN 'number' THEN
+            BEGIN
+                v_val := tollgate_go_number((f.value #>> '{}')::float8);
+            EXCEPTION WHEN OTHERS THEN
+                RETURN NULL;
+            END;
+        WHEN 'array' THEN
+            IF jsonb_array_length(f.value) > 64 THEN RETURN NULL; END IF;
+            v_val := '';
+            FOR e IN SELECT x FROM jsonb_array_elements(f.value) WITH ORDINALITY AS a(x, n) ORDER BY n LOOP
+                IF jsonb_typeof(e) IS DISTINCT FROM 'string' OR char_length(e #>> '{}') > 1000 THEN RETURN NULL; END IF;
+                v_val := v_val || CASE WHEN v_val = '' THEN '' ELSE ',' END || tollgate_py_string(e #>> '{}');
+            END LOOP;
+            v_val := '[' || v_val || ']';
+        ELSE
+            RETURN NULL;
+        END CASE;
+        v_out := v_out || CASE WHEN v_n = 1 THEN '{' ELSE ',' END || tollgate_py_string(f.key) || ':' || v_val;
+    END LOOP;
+    IF v_n = 0 THEN
+        RETURN '';
+    END IF;
+    v_out := v_out || '}';
+    IF octet_length(v_out) > 8192 THEN
+        RETURN NULL;
+    END IF;
+    RETURN v_out;
+END $$;
+
+-- The SHA-256 of p with each p_mark a NUL (NULL: none). The mark is
+-- private-use (U+E0xx, bytes EE 80-83 80-BF): its hex cannot match
+-- across two characters of valid UTF-8.
+CREATE FUNCTION tollgate_sha256_nul(p text, p_mark text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN p_mark IS NULL THEN encode(sha256(convert_to(p, 'UTF8')), 'hex')
+        ELSE encode(sha256(decode(replace(encode(convert_to(p, 'UTF8'), 'hex'), encode(convert_to(p_mark, 'UTF8'), 'hex'), '00'), 'hex')), 'hex') END
+$$;
+
 -- A payload row is what its canonical text says: the text is the
 -- canonical encoding of its three fields (SPEC 2: no duplicate, extra or
 -- missing field, no spaces, Python's escapes), each field at most 4000
 -- code points (ledger/payload.go MaxFieldRunes), its SHA-256 the row's
 -- digest, and the kind column and the kind, target and body digests
--- those of its fields. A redacted row keeps no text: its kind column
--- must still be the kind its kind digest names.
+-- those of its fields; its context is in canonical form, with its
+-- digest. A redacted row keeps no text: its kind column must still be
+-- the kind its kind digest names, and its context is checked alike.
 CREATE FUNCTION tollgate_check_payload_row() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
@@ -51,15 +178,34 @@ DECLARE
     v_kind text;
     v_target text;
     v_bad text;
+    v_text text := NEW.canonical;
+    v_mark text;
+    i int;
 BEGIN
     IF tollgate_copying() THEN RETURN NEW; END IF;
+    -- PostgreSQL's text holds no NUL, which a field may (SPEC 2: any
+    -- valid UTF-8): each \u0000 escape is read as a private-use
+    -- character the text does not name otherwise, and hashed as NUL.
+    IF position('\u0000' IN v_text) > 0 THEN
+        FOR i IN 0 .. 255 LOOP
+            IF position('\ue0' || lpad(to_hex(i), 2, '0') IN v_text) = 0 THEN
+                v_mark := chr(57344 + i);
+                v_text := regexp_replace(v_text, '(?<!\\)((?:\\\\)*)\\u0000', '\1\\ue0' || lpad(to_hex(i), 2, '0'), 'g');
+                EXIT;
+            END IF;
+        END LOOP;
+    END IF;
     IF char_length(NEW.kind) > 4000 THEN
         v_bad := 'a kind of more than 4000 code points';
     ELSIF NEW.kind_sha256 IS DISTINCT FROM tollgate_sha256_hex(NEW.kind) THEN
         v_bad := 'a kind digest that is not the kind''s';
+    ELSIF NEW.context IS DISTINCT FROM tollgate_context_canonical(NEW.context) THEN
+        v_bad := 'a context that is not in canonical form (SPEC 10)';
+    ELSIF NEW.context_sha256 IS DISTINCT FROM (CASE WHEN NEW.context = '' THEN '' ELSE tollgate_sha256_hex(NEW.context) END) THEN
+        v_bad := 'a context digest that is not the context''s';
     ELSIF NEW.canonical IS NOT NULL THEN
         BEGIN
-            j := NEW.canonical::jsonb;
+            j := v_text::jsonb;
         EXCEPTION WHEN OTHERS THEN
             j := NULL;
         END;
@@ -72,14 +218,14 @@ BEGIN
             v_target := j ->> 'target';
             IF char_length(v_body) > 4000 OR char_length(v_kind) > 4000 OR char_length(v_target) > 4000 THEN
                 v_bad := 'a payload field of more than 4000 code points';
-            ELSIF NEW.canonical IS DISTINCT FROM '{"body":' || tollgate_py_string(v_body) || ',"kind":' || tollgate_py_string(v_kind)
+            ELSIF v_text IS DISTINCT FROM '{"body":' || tollgate_py_string(v_body) || ',"kind":' || tollgate_py_string(v_kind)
                     || ',"target":' || tollgate_py_string(v_target) || '}' THEN
                 v_bad := 'a canonical text that is not the canonical encoding of its fields';
             ELSIF NEW.payload_sha256 IS DISTINCT FROM tollgate_sha256_hex(NEW.canonical) THEN
                 v_bad := 'a payload digest that is not the canonical text''s';
             ELSIF NEW.kind IS DISTINCT FROM v_kind THEN
                 v_bad := 'a kind column that is not the canonical text''s kind';
-            ELSIF NEW.target_sha256 IS DISTINCT FROM tollgate_sha256_hex(v_target) OR NEW.body_sha256 IS DISTINCT FROM tollgate_sha256_hex(v_body) THEN
+            ELSIF NEW.target_sha256 IS DISTINCT FROM tollgate_sha256_nul(v_target, v_mark) OR NEW.body_sha256 IS DISTINCT FROM tollgate_sha256_nul(v_body, v_mark) THEN
                 v_bad := 'a target or body digest that is not the canonical text''s';
             END IF;
         END IF;
@@ -168,7 +314,7 @@ INSERT INTO tollgate_private.fact_events VALUES
     ('operators', 'operator_removed', 'id', '', false),
     ('votes', 'vote', 'id', 'action_key', false),
     ('signatures', 'signed', 'id', '', false),
-    ('archives', 'checkpoint', 'id', '', false),
+    ('archives', 'archive_checkpoint', 'id', '', false),
     ('set_aside', 'set_aside', 'id', 'action_key', false);
 
 -- Whether the session is an agent's role only (not an operator's, not
