@@ -294,6 +294,30 @@ func TestPostgresEventsCommitOwnFacts(t *testing.T) {
 	if pgCode(err) != "TG002" {
 		t.Errorf("a conflict row with no event: %q", pgCode(err))
 	}
+	// The agent's own fact row, committed by an event with another hash.
+	p := Payload{"run", "t", "b"}
+	tx, err := raw2.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("SELECT tollgate_record_intent($1, $2)", "run:own", p.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	row := payloadRow("run:own", p)
+	row["agent"] = "bot2"
+	cols := strings.Split(factTableNamed("payloads").cols, ", ")
+	vals := make([]string, len(cols))
+	for i, c := range cols {
+		vals[i] = fmt.Sprint(row[c])
+	}
+	if _, err := tx.Exec("SELECT tollgate_insert_payloads($1, $2)", cols, vals); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(one, "run:own", "recorded", "bot2", `{}`, now, "payloads", "run:own", strings.Repeat("a", 64))
+	if pgCode(err) != "TG002" {
+		t.Errorf("an event of the agent's own row with another hash: %q", pgCode(err))
+	}
+	tx.Rollback()
 	if after := fullState(t, owner); after != before {
 		t.Errorf("the ledger changed: %s, was %s", after, before)
 	}

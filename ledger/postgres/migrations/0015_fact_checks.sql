@@ -317,6 +317,111 @@ INSERT INTO tollgate_private.fact_events VALUES
     ('archives', 'archive_checkpoint', 'id', '', false),
     ('set_aside', 'set_aside', 'id', 'action_key', false);
 
+-- The columns a row hash of an agent's fact covers (ledger/facts.go
+-- factTables cols and optional), in order; an optional column is left
+-- out at its default, and named first when tagged.
+CREATE TABLE tollgate_private.fact_hash_cols (
+    fact_table TEXT COLLATE "C" NOT NULL,
+    n          INT NOT NULL,
+    col        TEXT COLLATE "C" NOT NULL,
+    opt_def    TEXT COLLATE "C",
+    tagged     BOOLEAN NOT NULL,
+    PRIMARY KEY (fact_table, n)
+);
+INSERT INTO tollgate_private.fact_hash_cols VALUES
+    ('payloads', 1, 'action_key', NULL, false),
+    ('payloads', 2, 'payload_sha256', NULL, false),
+    ('payloads', 3, 'canonical', NULL, false),
+    ('payloads', 4, 'redacted', NULL, false),
+    ('payloads', 5, 'kind', NULL, false),
+    ('payloads', 6, 'kind_sha256', NULL, false),
+    ('payloads', 7, 'target_sha256', NULL, false),
+    ('payloads', 8, 'body_sha256', NULL, false),
+    ('payloads', 9, 'agent', NULL, false),
+    ('payloads', 10, 'recorded_ms', NULL, false),
+    ('payloads', 11, 'context_sha256', '', true),
+    ('payloads', 12, 'context', '', true),
+    ('conflicts', 1, 'id', NULL, false),
+    ('conflicts', 2, 'action_key', NULL, false),
+    ('conflicts', 3, 'stored_sha256', NULL, false),
+    ('conflicts', 4, 'attempted_sha256', NULL, false),
+    ('conflicts', 5, 'attempted', NULL, false),
+    ('conflicts', 6, 'redacted', NULL, false),
+    ('conflicts', 7, 'differs', NULL, false),
+    ('conflicts', 8, 'agent', NULL, false),
+    ('conflicts', 9, 'at_ms', NULL, false),
+    ('policy_evals', 1, 'action_key', NULL, false),
+    ('policy_evals', 2, 'mode', NULL, false),
+    ('policy_evals', 3, 'ttl_ms', NULL, false),
+    ('policy_evals', 4, 'rule_id', NULL, false),
+    ('policy_evals', 5, 'pattern', NULL, false),
+    ('policy_evals', 6, 'at_ms', NULL, false),
+    ('policy_evals', 7, 'approvers', '1', false),
+    ('policy_evals', 8, 'explain', '', true),
+    ('approval_requests', 1, 'action_key', NULL, false),
+    ('approval_requests', 2, 'agent', NULL, false),
+    ('approval_requests', 3, 'requested_ms', NULL, false),
+    ('approval_requests', 4, 'expires_ms', NULL, false),
+    ('permits', 1, 'action_key', NULL, false),
+    ('permits', 2, 'permit_id', NULL, false),
+    ('permits', 3, 'agent', NULL, false),
+    ('permits', 4, 'issued_ms', NULL, false),
+    ('permits', 5, 'lease_ms', NULL, false),
+    ('reports', 1, 'id', NULL, false),
+    ('reports', 2, 'action_key', NULL, false),
+    ('reports', 3, 'permit_id', NULL, false),
+    ('reports', 4, 'outcome', NULL, false),
+    ('reports', 5, 'ref', NULL, false),
+    ('reports', 6, 'latency_ms', NULL, false),
+    ('reports', 7, 'kind', NULL, false),
+    ('reports', 8, 'at_ms', NULL, false),
+    ('reports', 9, 'result', '', true),
+    ('report_refusals', 1, 'id', NULL, false),
+    ('report_refusals', 2, 'action_key', NULL, false),
+    ('report_refusals', 3, 'permit_id', NULL, false),
+    ('report_refusals', 4, 'outcome', NULL, false),
+    ('report_refusals', 5, 'ref', NULL, false),
+    ('report_refusals', 6, 'latency_ms', NULL, false),
+    ('report_refusals', 7, 'rule', NULL, false),
+    ('report_refusals', 8, 'at_ms', NULL, false),
+    ('fenced', 1, 'id', NULL, false),
+    ('fenced', 2, 'action_key', NULL, false),
+    ('fenced', 3, 'key_epoch', NULL, false),
+    ('fenced', 4, 'active_epoch', NULL, false),
+    ('fenced', 5, 'payload_sha256', NULL, false),
+    ('fenced', 6, 'agent', NULL, false),
+    ('fenced', 7, 'reason', NULL, false),
+    ('fenced', 8, 'at_ms', NULL, false);
+
+-- A row's hash as rowHash computes it from the values the driver reads
+-- (a number an int64, 'i'; text 's'; NULL 'n'), with tollgate_row_hash
+-- (schema 14). NULL for a table not listed above.
+CREATE FUNCTION tollgate_fact_hash(p_table text, p_row jsonb) RETURNS text
+LANGUAGE plpgsql STABLE SET search_path = public, pg_temp AS $$
+DECLARE
+    c record;
+    v_tags text[] := '{}';
+    v_vals text[] := '{}';
+    v text;
+BEGIN
+    FOR c IN SELECT h.col, h.opt_def, h.tagged FROM tollgate_private.fact_hash_cols h WHERE h.fact_table = p_table ORDER BY h.n LOOP
+        v := p_row ->> c.col;
+        IF c.opt_def IS NOT NULL AND v IS NOT DISTINCT FROM c.opt_def THEN
+            CONTINUE;
+        END IF;
+        IF c.tagged THEN
+            v_tags := v_tags || 'c'::text;
+            v_vals := v_vals || c.col::text;
+        END IF;
+        v_tags := v_tags || CASE jsonb_typeof(p_row -> c.col) WHEN 'number' THEN 'i' WHEN 'string' THEN 's' ELSE 'n' END;
+        v_vals := v_vals || v;
+    END LOOP;
+    IF cardinality(v_tags) = 0 THEN
+        RETURN NULL;
+    END IF;
+    RETURN tollgate_row_hash(p_table, v_tags, v_vals);
+END $$;
+
 -- Whether the session is an agent's role only (not an operator's, not
 -- the schema's owner): what it appends is a key transaction's events.
 CREATE FUNCTION tollgate_agent_only() RETURNS boolean
@@ -329,7 +434,8 @@ $$;
 -- commits (tollgate_append_event and _events take any arguments, and
 -- both roles may call them): an event that names a fact row names a row
 -- of the table its type commits, of its key, that this transaction
--- wrote and no other event names. An agent's role appends only its key
+-- wrote and no other event names, with its hash (for the tables an
+-- agent's role writes; the operators' hold a signature's bytes). An agent's role appends only its key
 -- transactions' events: those that commit the agent's facts, and a
 -- disagreement its own report in this transaction flags.
 CREATE FUNCTION tollgate_check_event() RETURNS trigger
@@ -338,6 +444,7 @@ DECLARE
     f record;
     v_xmin xid;
     v_key text;
+    v_row jsonb;
     v_bad text;
 BEGIN
     IF tollgate_copying() THEN RETURN NEW; END IF;
@@ -357,17 +464,19 @@ BEGIN
         ELSIF tollgate_agent_only() AND NOT f.agents THEN
             v_bad := 'commits a fact an agent''s role does not write';
         ELSE
-            EXECUTE format('SELECT xmin, %s FROM %s WHERE %I::text = $1',
-                    CASE WHEN f.key_col = '' THEN '''''::text' ELSE quote_ident(f.key_col) || '::text' END,
+            EXECUTE format('SELECT t.xmin, %s, to_jsonb(t) FROM %s t WHERE t.%I::text = $1',
+                    CASE WHEN f.key_col = '' THEN '''''::text' ELSE 't.' || quote_ident(f.key_col) || '::text' END,
                     coalesce(to_regclass('tollgate_private.' || quote_ident(f.fact_table)), ('public.' || quote_ident(f.fact_table))::regclass),
                     f.id_col)
-                INTO v_xmin, v_key USING NEW.fact_row;
+                INTO v_xmin, v_key, v_row USING NEW.fact_row;
             IF v_xmin IS NULL THEN
                 v_bad := 'names a fact row that does not exist';
             ELSIF NOT tollgate_xmin_mine(v_xmin) THEN
                 v_bad := 'names a fact row another transaction wrote';
             ELSIF f.key_col <> '' AND v_key IS DISTINCT FROM NEW.action_key THEN
                 v_bad := 'names a fact row of another key';
+            ELSIF f.agents AND NEW.fact_sha256 IS DISTINCT FROM tollgate_fact_hash(NEW.fact_table, v_row) THEN
+                v_bad := 'names a fact row with another hash';
             ELSIF EXISTS (SELECT 1 FROM events e WHERE e.fact_table = NEW.fact_table AND e.fact_row = NEW.fact_row) THEN
                 v_bad := 'names a fact row another event commits';
             END IF;
