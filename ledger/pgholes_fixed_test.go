@@ -344,9 +344,10 @@ func TestPostgresEventsCommitOwnFacts(t *testing.T) {
 	verifyOK(t, r.admin)
 }
 
-// TestPostgresFactEventsAreGos: the database's table of which event
-// commits a row of which table (schema 15, what the event trigger
-// checks) is factTables', so that no honest writer's event is refused.
+// TestPostgresFactEventsAreGos: the database's tables of which event
+// commits a row of which table and of the columns an agent's fact is
+// hashed over (schema 15, what the event trigger checks) are
+// factTables', so that no honest writer's event is refused.
 func TestPostgresFactEventsAreGos(t *testing.T) {
 	r := newPGRoles(t)
 	rows, err := rawDB(t, r.owner).Query("SELECT fact_table, type, id_col, key_col FROM tollgate_private.fact_events ORDER BY 1, 2")
@@ -370,6 +371,40 @@ func TestPostgresFactEventsAreGos(t *testing.T) {
 	slices.Sort(want)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the database's fact events:\n%s\nGo's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The columns each agent's fact is hashed over, and their defaults.
+	got, want = nil, nil
+	hashed, err := rawDB(t, r.owner).Query(`SELECT h.fact_table, h.col, coalesce(h.opt_def, '-'), h.tagged FROM tollgate_private.fact_hash_cols h
+		ORDER BY h.fact_table, h.n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hashed.Close()
+	for hashed.Next() {
+		var a, b, c string
+		var d bool
+		if err := hashed.Scan(&a, &b, &c, &d); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(a, " ", b, " ", c, " ", d))
+	}
+	var agents string
+	if err := rawDB(t, r.owner).QueryRow("SELECT string_agg(DISTINCT fact_table, ' ' ORDER BY fact_table) FROM tollgate_private.fact_events WHERE agents").Scan(&agents); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Fields(agents) {
+		ft := factTableNamed(name)
+		cols := strings.Split(ft.cols, ", ")
+		for i, c := range cols {
+			def, tagged := "-", false
+			if j := i - (len(cols) - len(ft.optional)); j >= 0 {
+				def, tagged = fmt.Sprint(ft.optional[j].def), ft.optional[j].tagged
+			}
+			want = append(want, fmt.Sprint(name, " ", c, " ", def, " ", tagged))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the database hashes:\n%s\nGo:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
