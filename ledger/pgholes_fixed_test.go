@@ -1,0 +1,455 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/tollgate-dev/tollgate/approvals"
+)
+
+// The holes of guardfn_holes_test.go that schema 15 closes, each
+// attacked again through every path an agent's role has: the raw insert
+// functions (schema 10), tollgate_guard (schema 14) and the event
+// appends (schemas 8 and 13). Each asserts the refusal (TG002, exit 77)
+// and that nothing stored changed.
+
+// fullState is ledgerState with the conflicts a forgery could leave.
+func fullState(t *testing.T, owner *rawConn) string {
+	t.Helper()
+	var n int
+	if err := owner.QueryRow("SELECT count(*) FROM tollgate_private.conflicts").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s/%d", ledgerState(t, owner), n)
+}
+
+// payloadRow is the payloads row an honest client writes for p.
+func payloadRow(key string, p Payload) map[string]any {
+	return map[string]any{"action_key": key, "payload_sha256": p.Digest(), "canonical": string(p.Canonical()),
+		"redacted": 0, "kind": p.Kind, "kind_sha256": sha256Hex([]byte(p.Kind)), "target_sha256": sha256Hex([]byte(p.Target)),
+		"body_sha256": sha256Hex([]byte(p.Body)), "agent": "bot1", "recorded_ms": time.Now().UnixMilli(), "context_sha256": "", "context": ""}
+}
+
+// TestPostgresPayloadRowIsItsCanonicalText: a payload row whose columns
+// are not those of its canonical text, or whose text is not canonical,
+// is refused whichever path writes it; the kind mismatch is the one that
+// gave a permit for a denied kind (TestPostgresGuardHoleRawPayloadKindMismatch).
+func TestPostgresPayloadRowIsItsCanonicalText(t *testing.T) {
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	denied, big := Payload{"stop", "t", "b"}, strings.Repeat("k", MaxFieldRunes+1)
+	forged := map[string]func(map[string]any){
+		"kind column not the text's": func(m map[string]any) { m["kind"], m["kind_sha256"] = "run", sha256Hex([]byte("run")) },
+		"kind digest not the kind's": func(m map[string]any) { m["kind_sha256"] = sha256Hex([]byte("run")) },
+		"digest not the text's":      func(m map[string]any) { m["payload_sha256"] = Payload{"stop", "t", "c"}.Digest() },
+		"target digest":              func(m map[string]any) { m["target_sha256"] = sha256Hex([]byte("u")) },
+		"body digest":                func(m map[string]any) { m["body_sha256"] = sha256Hex([]byte("c")) },
+		"duplicate field": func(m map[string]any) {
+			m["canonical"] = `{"body":"b","kind":"ask","kind":"stop","target":"t"}`
+			m["payload_sha256"] = sha256Hex([]byte(m["canonical"].(string)))
+		},
+		"spaces and escapes": func(m map[string]any) {
+			m["canonical"] = `{ "body" : "b", "kind" : "\u0073top", "target" : "t" }`
+			m["payload_sha256"] = sha256Hex([]byte(m["canonical"].(string)))
+		},
+		"an extra field": func(m map[string]any) {
+			m["canonical"] = `{"body":"b","kind":"stop","target":"t","x":"y"}`
+			m["payload_sha256"] = sha256Hex([]byte(m["canonical"].(string)))
+		},
+		"a field over the bound": func(m map[string]any) {
+			p := Payload{big, "t", "b"}
+			m["canonical"], m["payload_sha256"], m["kind"], m["kind_sha256"] = string(p.Canonical()), p.Digest(), big, sha256Hex([]byte(big))
+		},
+		"redacted, kind digest not the kind's": func(m map[string]any) {
+			m["canonical"], m["redacted"], m["kind"] = nil, 1, "run"
+		},
+	}
+	i := 0
+	for name, change := range forged {
+		i++
+		key := fmt.Sprintf("forged:%d", i)
+		if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, denied.Digest()); err != nil {
+			t.Fatal(err)
+		}
+		before := fullState(t, owner)
+		row := payloadRow(key, denied)
+		change(row)
+		if code := forge(t, raw, "payloads", row); code != "TG002" {
+			t.Errorf("%s: the raw path answered %q, not TG002", name, code)
+		}
+		if after := fullState(t, owner); after != before {
+			t.Errorf("%s: the ledger changed: %s, was %s", name, after, before)
+		}
+	}
+	// tollgate_guard: the same texts, each hashed to its own digest.
+	before := fullState(t, owner)
+	for key, text := range map[string]string{"run:dup": `{"body":"b","kind":"ask","kind":"run","target":"t"}`,
+		"run:spaced": `{ "body" : "b", "kind" : "run", "target" : "t" }`, "run:big": `{"body":"` + big + `","kind":"run","target":"t"}`} {
+		c := honestFn(key, Payload{"run", "t", "b"}, "bot1")
+		c.canonical, c.sha = text, sha256Hex([]byte(text))
+		if key == "run:big" {
+			c.bodySHA = sha256Hex([]byte(big))
+		}
+		if got := callFn(t, raw.DB, c); got.code == "" {
+			t.Errorf("%s: tollgate_guard stored it: %+v", key, got)
+		}
+	}
+	if after := fullState(t, owner); after != before {
+		t.Errorf("tollgate_guard: the ledger changed: %s, was %s", after, before)
+	}
+	// The honest paths still write: both the client's and the function's.
+	bot := openAt(t, r.bot1)
+	for i, p := range []Payload{{"run", "t\u2028\x01\"\\", "b\U0001F600é\x7f"}, {"run", "", ""}} {
+		if _, err := bot.Guard(ctx, fmt.Sprintf("run:honest-%d", i), p, GuardOptions{Agent: "bot1"}); err != nil {
+			t.Errorf("an honest guard of %q: %v", p.Target, err)
+		}
+		if got := callFn(t, raw.DB, honestFn(fmt.Sprintf("run:honest-fn-%d", i), p, "bot1")); got.code != "" {
+			t.Errorf("an honest tollgate_guard of %q: %+v", p.Target, got)
+		}
+	}
+	verifyOK(t, r.admin)
+}
+
+// TestPostgresPyStringIsGos: the database's encoder of a canonical
+// text's strings writes what appendPyString writes, on strings of every
+// kind: ASCII, controls, DEL, quotes and backslashes, the line
+// separators, non-ASCII, astral-plane characters, and random ones.
+func TestPostgresPyStringIsGos(t *testing.T) {
+	r := newPGRoles(t)
+	owner := rawDB(t, r.owner)
+	in := []string{"", "plain", `"quoted" \back\slash/ <&>`, "\b\f\n\r\t\x01\x1f\x7f\u0080\u00ff", "\u2028\u2029\ufeff\uffff",
+		"é漢字", "\U0001F600\U00010000\U0010FFFF", "a\u200bb", strings.Repeat("\U0001F600x", 4000)}
+	rng := rand.New(rand.NewSource(1))
+	for len(in) < 300 {
+		var b strings.Builder
+		for n := rng.Intn(40); n > 0; n-- {
+			var c rune
+			switch rng.Intn(4) {
+			case 0:
+				c = rune(1 + rng.Intn(0x7f))
+			case 1:
+				c = rune(0x80 + rng.Intn(0x800))
+			case 2:
+				c = rune(0x800 + rng.Intn(0xf800))
+			default:
+				c = rune(0x10000 + rng.Intn(0x100000))
+			}
+			if utf8.ValidRune(c) {
+				b.WriteRune(c)
+			}
+		}
+		in = append(in, b.String())
+	}
+	rows, err := owner.Query("SELECT s, tollgate_py_string(s) FROM unnest($1::text[]) s", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var s, got string
+		if err := rows.Scan(&s, &got); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if want := string(appendPyString(nil, s)); got != want {
+			t.Errorf("%q: the database writes %.80s, Go %.80s", s, got, want)
+		}
+	}
+	if err := rows.Err(); err != nil || n != len(in) {
+		t.Fatalf("%d of %d strings: %v", n, len(in), err)
+	}
+}
+
+// TestPostgresAgentNameRuleIsGos: the database refuses exactly the code
+// points approvals.CheckName refuses in a name, every one of them, and
+// the names over its length bound; and it refuses such a name on every
+// path (TestPostgresGuardHoleAgentNameUnchecked): the guard function,
+// the raw insert of a payload and of a permit.
+func TestPostgresAgentNameRuleIsGos(t *testing.T) {
+	r := attackRoles(t)
+	owner, raw := rawDB(t, r.owner), rawDB(t, r.bot1)
+	var refused []int64
+	rows, err := owner.Query(`SELECT i FROM generate_series(1, 1114111) i WHERE (i < 55296 OR i > 57343) AND NOT tollgate_name_ok(chr(i)) ORDER BY i`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var i int64
+		if err := rows.Scan(&i); err != nil {
+			t.Fatal(err)
+		}
+		refused = append(refused, i)
+	}
+	rows.Close()
+	var want []int64
+	for c := rune(1); c <= utf8.MaxRune; c++ {
+		if utf8.ValidRune(c) && approvals.CheckName("agent", string(c)) != nil {
+			want = append(want, int64(c))
+		}
+	}
+	if fmt.Sprint(refused) != fmt.Sprint(want) {
+		t.Errorf("the database refuses %d code points, Go %d: %v\nnot %v", len(refused), len(want), refused, want)
+	}
+	for _, name := range []string{strings.Repeat("a", approvals.MaxNameLen), strings.Repeat("é", approvals.MaxNameLen/2+1)} {
+		var ok bool
+		if err := owner.QueryRow("SELECT tollgate_name_ok($1)", name).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if ok != (approvals.CheckName("agent", name) == nil) {
+			t.Errorf("a name of %d bytes: the database says %v", len(name), ok)
+		}
+	}
+	before := fullState(t, owner)
+	p := Payload{"run", "t", "b"}
+	for i, name := range []string{"bot1\x1b[2J", "bo\u200bt1", "bot1\u202e", "bot1\u2028"} {
+		c := honestFn(fmt.Sprintf("run:bad-name-%d", i), p, name)
+		if got := callFn(t, raw.DB, c); got.code != "TG002" {
+			t.Errorf("tollgate_guard, agent %q: %+v", name, got)
+		}
+		key := fmt.Sprintf("raw:bad-name-%d", i)
+		if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, p.Digest()); err != nil {
+			t.Fatal(err)
+		}
+		before = fullState(t, owner) // the intent: the seed fixture's, written by any role
+		row := payloadRow(key, p)
+		row["agent"] = name
+		if code := forge(t, raw, "payloads", row); code != "TG002" {
+			t.Errorf("tollgate_insert_payloads, agent %q: %q", name, code)
+		}
+		if code := forge(t, raw, "permits", map[string]any{"action_key": key, "permit_id": newUUID(), "agent": name,
+			"issued_ms": time.Now().UnixMilli(), "lease_ms": time.Now().UnixMilli() + 60000}); code != "TG002" {
+			t.Errorf("tollgate_insert_permits, agent %q: %q", name, code)
+		}
+	}
+	if after := fullState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+}
+
+// pgCode is the SQLSTATE err carries, "" for none.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// TestPostgresEventsCommitOwnFacts: an agent's role appends no event but
+// those of its own key transactions (TestPostgresGuardHoleAgentAppendsEvents):
+// not an approval (a fact it does not write, and a row that does not
+// exist), not an event naming a fact row another transaction wrote (the
+// victim's own payload row: the second event of one row), not a fact-less
+// event it has no report for, and no fact row without its event. An
+// operator's role may not either name a row it did not write. Verify
+// proves the ledger afterwards, and the honest paths still write.
+func TestPostgresEventsCommitOwnFacts(t *testing.T) {
+	r := attackRoles(t)
+	bot1 := openAt(t, r.bot1)
+	if _, err := bot1.Guard(ctx, "ask:victim", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+		t.Fatal(err)
+	}
+	owner, raw2, alice := rawDB(t, r.owner), rawDB(t, r.bot2), rawDB(t, r.alice)
+	var payloadHash string
+	if err := owner.QueryRow("SELECT fact_sha256 FROM events WHERE fact_table = 'payloads' AND fact_row = 'ask:victim'").Scan(&payloadHash); err != nil {
+		t.Fatal(err)
+	}
+	before := fullState(t, owner)
+	now, err := time.Now().UnixMilli(), error(nil)
+	one := `SELECT * FROM tollgate_append_event($1, $2, $3, $4, $5, $6, $7, $8)`
+	many := `SELECT * FROM tollgate_append_events(ARRAY[$1], ARRAY[$2], ARRAY[$3], ARRAY[$4], ARRAY[$5::bigint], ARRAY[$6], ARRAY[$7], ARRAY[$8])`
+	for _, a := range []struct {
+		who  *rawConn
+		name string
+		args []any
+	}{
+		{raw2, "a forged approval", []any{"ask:victim", "approved", "alice", `{"reason":"ok"}`, now, "decisions", "ask:victim", strings.Repeat("a", 64)}},
+		{raw2, "a second event of another's payload row", []any{"ask:victim", "recorded", "bot2", `{}`, now, "payloads", "ask:victim", payloadHash}},
+		{alice, "an operator's event of another's payload row", []any{"ask:victim", "recorded", "alice", `{}`, now, "payloads", "ask:victim", payloadHash}},
+		{raw2, "a fact-less marker", []any{"ask:victim", "statements_v2", "bot2", `{}`, now, "", "", ""}},
+		{raw2, "a disagreement with no report", []any{"ask:victim", "disagreement_flagged", "bot2", `{}`, now, "", "", ""}},
+		{raw2, "a fact event naming no row", []any{"ask:victim", "recorded", "bot2", `{}`, now, "", "", ""}},
+	} {
+		for _, q := range []string{one, many} {
+			if _, err := a.who.DB.Exec(q, a.args...); pgCode(err) != "TG002" {
+				t.Errorf("%s: %q", a.name, pgCode(err))
+			}
+		}
+	}
+	_, err = raw2.DB.Exec(`SELECT id FROM tollgate_insert_conflicts(ARRAY['action_key', 'stored_sha256', 'attempted_sha256', 'attempted', 'redacted', 'differs', 'agent', 'at_ms'],
+		ARRAY['ask:victim', repeat('a', 64), repeat('b', 64), NULL, '1', 'body', 'bot2', $1])`, fmt.Sprint(now))
+	if pgCode(err) != "TG002" {
+		t.Errorf("a conflict row with no event: %q", pgCode(err))
+	}
+	// The agent's own fact row, committed by an event with another hash.
+	p := Payload{"run", "t", "b"}
+	tx, err := raw2.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("SELECT tollgate_record_intent($1, $2)", "run:own", p.Digest()); err != nil {
+		t.Fatal(err)
+	}
+	row := payloadRow("run:own", p)
+	row["agent"] = "bot2"
+	cols := strings.Split(factTableNamed("payloads").cols, ", ")
+	vals := make([]string, len(cols))
+	for i, c := range cols {
+		vals[i] = fmt.Sprint(row[c])
+	}
+	if _, err := tx.Exec("SELECT tollgate_insert_payloads($1, $2)", cols, vals); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(one, "run:own", "recorded", "bot2", `{}`, now, "payloads", "run:own", strings.Repeat("a", 64))
+	if pgCode(err) != "TG002" {
+		t.Errorf("an event of the agent's own row with another hash: %q", pgCode(err))
+	}
+	tx.Rollback()
+	if after := fullState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+	verifyOK(t, r.admin)
+	// Every honest writer still writes: the agents' key transactions
+	// (guard, a conflict, record, report) and the operators' facts.
+	bot2 := openAt(t, r.bot2)
+	a, err := bot2.Guard(ctx, "run:honest", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
+	if err != nil || a.PermitID == "" {
+		t.Fatalf("an honest guard: %+v %v", a, err)
+	}
+	if _, err := bot2.Report(ctx, "run:honest", a.PermitID, Succeeded, ReportOptions{Ref: "r1"}); err != nil {
+		t.Errorf("an honest report: %v", err)
+	}
+	if _, err := bot2.Guard(ctx, "run:honest", Payload{"run", "t", "c"}, GuardOptions{Agent: "bot2"}); !errors.As(err, new(*ConflictError)) {
+		t.Errorf("a changed payload: %v, not a conflict", err)
+	}
+	if got := callFn(t, raw2.DB, honestFn("run:honest-fn", Payload{"run", "t", "b"}, "bot2")); got.code != "" || got.permit == "" {
+		t.Errorf("an honest tollgate_guard: %+v", got)
+	}
+	if _, err := openAt(t, r.alice).Approve(ctx, "ask:victim", "alice", "ok"); err != nil {
+		t.Errorf("an operator's decision: %v", err)
+	}
+	verifyOK(t, r.admin)
+}
+
+// TestPostgresFactEventsAreGos: the database's tables of which event
+// commits a row of which table and of the columns an agent's fact is
+// hashed over (schema 15, what the event trigger checks) are
+// factTables', so that no honest writer's event is refused.
+func TestPostgresFactEventsAreGos(t *testing.T) {
+	r := newPGRoles(t)
+	rows, err := rawDB(t, r.owner).Query("SELECT fact_table, type, id_col, key_col FROM tollgate_private.fact_events ORDER BY 1, 2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got, want []string
+	for rows.Next() {
+		var a, b, c, d string
+		if err := rows.Scan(&a, &b, &c, &d); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.Join([]string{a, b, c, d}, " "))
+	}
+	for _, ft := range factTables {
+		for _, ev := range ft.events {
+			want = append(want, strings.Join([]string{ft.name, ev, ft.id, ft.keyCol}, " "))
+		}
+	}
+	slices.Sort(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the database's fact events:\n%s\nGo's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The columns each agent's fact is hashed over, and their defaults.
+	got, want = nil, nil
+	hashed, err := rawDB(t, r.owner).Query(`SELECT h.fact_table, h.col, coalesce(h.opt_def, '-'), h.tagged FROM tollgate_private.fact_hash_cols h
+		ORDER BY h.fact_table, h.n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hashed.Close()
+	for hashed.Next() {
+		var a, b, c string
+		var d bool
+		if err := hashed.Scan(&a, &b, &c, &d); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(a, " ", b, " ", c, " ", d))
+	}
+	var agents string
+	if err := rawDB(t, r.owner).QueryRow("SELECT string_agg(DISTINCT fact_table, ' ' ORDER BY fact_table) FROM tollgate_private.fact_events WHERE agents").Scan(&agents); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range strings.Fields(agents) {
+		ft := factTableNamed(name)
+		cols := strings.Split(ft.cols, ", ")
+		for i, c := range cols {
+			def, tagged := "-", false
+			if j := i - (len(cols) - len(ft.optional)); j >= 0 {
+				def, tagged = fmt.Sprint(ft.optional[j].def), ft.optional[j].tagged
+			}
+			want = append(want, fmt.Sprint(name, " ", c, " ", def, " ", tagged))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the database hashes:\n%s\nGo:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestPostgresContextCanonicalIsGos: the database writes a context's
+// canonical form as Context.Canonical does, numbers included, and
+// refuses (NULL) what ParseContext refuses; a payload row's context must
+// be its own canonical form (TestPostgresGuardHolePayloadNotCanonical).
+func TestPostgresContextCanonicalIsGos(t *testing.T) {
+	r := newPGRoles(t)
+	owner := rawDB(t, r.owner)
+	in := []string{`{}`, `{"a":1}`, `{"a":1.0}`, `{"a":-0}`, `{"a":1.5}`, `{"a":1234567.5}`, `{"a":123456.5}`, `{"a":1e21}`,
+		`{"a":1e-5}`, `{"a":0.0001}`, `{"a":0.00012345}`, `{"a":9007199254740993}`, `{"a":1e300}`, `{"a":-2.5e-7}`,
+		`{"a":3.141592653589793}`, `{"a":100000.25}`, `{"a":1e400}`, `{"a":0.1}`, `{"a":-123.456e3}`, `{"a":4503599627370497.5}`,
+		`{"b":true,"a":false}`, `{"a":["x","\u00e9\ud83d\ude00"],"z":"\n"}`, `{"a":[]}`, `{"a":[1]}`, `{"a":{"b":1}}`, `{"a":null}`,
+		`{"A":1}`, `{"1a":1}`, `[1]`, `"x"`, `{"a":"` + strings.Repeat("x", MaxContextString+1) + `"}`, `{"a":"x",}`}
+	var many strings.Builder
+	many.WriteString("{")
+	for i := range MaxContextFields + 1 {
+		fmt.Fprintf(&many, `%s"f%d":%d`, map[bool]string{true: "", false: ","}[i == 0], i, i)
+	}
+	in = append(in, many.String()+"}")
+	rng := rand.New(rand.NewSource(2))
+	for range 300 {
+		x := (rng.Float64() - 0.5) * math.Pow(10, float64(rng.Intn(40)-20))
+		in = append(in, `{"a":`+strconv.FormatFloat(x, 'e', rng.Intn(18), 64)+`}`)
+	}
+	for _, text := range in {
+		var got *string
+		if err := owner.QueryRow("SELECT tollgate_context_canonical($1)", text).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ParseContext([]byte(text))
+		switch {
+		case err != nil && got != nil:
+			t.Errorf("%.60s: Go refuses it (%v), the database writes %.60s", text, err, *got)
+		case err == nil && (got == nil || *got != string(c.Canonical())):
+			t.Errorf("%.60s: Go writes %s, the database %v", text, c.Canonical(), safeDeref(got))
+		}
+	}
+}
+
+// safeDeref is *p, or "NULL".
+func safeDeref(p *string) string {
+	if p == nil {
+		return "NULL"
+	}
+	return *p
+}
