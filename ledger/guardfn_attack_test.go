@@ -683,6 +683,10 @@ func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
 				t.Error(err)
 				return
 			}
+			// Room between activations for some guards to read an epoch
+			// and land under it: back to back (a loaded CI machine), every
+			// guard met a newer epoch and the race had no permit to judge.
+			time.Sleep(5 * time.Millisecond)
 		}
 	}()
 	var guards sync.WaitGroup
@@ -691,7 +695,9 @@ func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
 		guards.Add(1)
 		go func() {
 			defer guards.Done()
-			for i := range 60 {
+			// Until this agent has 10 permits' worth of new keys, or 600
+			// tries.
+			for i, fresh := 0, 0; i < 600 && fresh < 10; i++ {
 				var epoch string
 				if err := conn.QueryRow("SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1").Scan(&epoch); err != nil {
 					t.Error(err)
@@ -700,6 +706,9 @@ func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
 				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("hsr1:%s:run-%d-%d", epoch, c, i), Payload{"run", "t", "b"}, "bot"))
 				if got.code != "" || (got.path != "new" && got.path != "full") {
 					t.Errorf("guard %d-%d: %+v", c, i, got)
+				}
+				if got.path == "new" {
+					fresh++
 				}
 			}
 		}()

@@ -427,7 +427,7 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	defer conn.Close()
 	if d, ok := ctx.Deadline(); ok && c.WaitMS > 0 {
 		left := time.Until(d)
-		wait := left - min(left/5, 200*time.Millisecond)
+		wait := left - min(left/3, 250*time.Millisecond)
 		if wait < minLockWait {
 			return r, true, fmt.Errorf("%w: %s left of the attempt, too little to wait for a lock", engine.ErrNotSent, left.Round(time.Millisecond))
 		}

@@ -268,6 +268,17 @@ BEGIN
     -- the last statement before the commit, as in the client's key
     -- transactions.
     PERFORM tollgate_refresh_index(p_key, CASE WHEN v_redacted = 1 THEN '' ELSE p_target END);
+    -- lock_timeout bounds each wait on its own: the head's wait gets what
+    -- is left of the attempt since the client's statement began, not the
+    -- whole of it again, or the database would answer after the client
+    -- gave up (TestPostgresLockWaitIsBoundedPerAttempt, under load).
+    IF p_wait_ms > 0 THEN
+        v_seq := p_wait_ms - (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000)::bigint;
+        IF v_seq < 1 THEN
+            RAISE EXCEPTION 'tollgate_guard: key %: the attempt''s time ran out before the chain head', p_key USING ERRCODE = '55P03';
+        END IF;
+        PERFORM set_config('lock_timeout', v_seq::text, true);
+    END IF;
     SELECT a.o_seq, a.o_hash INTO v_seq, v_hash FROM tollgate_append_events(
         array_fill(p_key, ARRAY[cardinality(v_types)]), v_types, array_fill(p_agent, ARRAY[cardinality(v_types)]), v_details,
         array_fill(o_now, ARRAY[cardinality(v_types)]), v_tables, array_fill(p_key, ARRAY[cardinality(v_types)]), v_hashes) a;
