@@ -46,12 +46,8 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 	var has bool
 	err := s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
 		// A lock the database cannot have within the attempt's time left
-		// it gives up (the engine measures that time once it holds a
-		// connection).
-		c.WaitMS = 0
-		if _, ok := ctx.Deadline(); ok {
-			c.WaitMS = 1
-		}
+		// (ctx's deadline) it gives up: the engine measures that time
+		// once it holds a connection.
 		t0 := time.Now()
 		var err error
 		r, has, err = sg.ServerGuard(ctx, c)
@@ -59,7 +55,7 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 		case err == nil:
 		case errors.Is(err, engine.ErrNotSent):
 			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
-		case gaveUpLock(err) && c.WaitMS > 0:
+		case gaveUpLock(err):
 			// The database's own bound on this attempt: nothing committed,
 			// exactly as an attempt of the client path abandoned while it
 			// waited for a lock.

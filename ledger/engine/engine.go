@@ -113,12 +113,12 @@ type ServerGuard interface {
 // kept), the agent, the context's canonical text and digest, the lease
 // asked for and the permit id the call generated. Retry is set on an
 // attempt after one that may have committed (its answer was lost): the
-// answer then waits, as a commit does, for the ledger's replicas. WaitMS,
-// when positive, asks that the call's lock waits be bounded by the
-// attempt's time left (ctx's deadline), measured once the engine holds a
-// connection, less a margin for the answer's way back: the database then
-// gives up (and commits nothing) before the client does. An engine with
-// too little time left for that sends nothing and returns ErrNotSent.
+// answer then waits, as a commit does, for the ledger's replicas. When
+// ctx has a deadline, the engine bounds the call's lock waits by the time
+// left, measured once it holds a connection, less a margin for the
+// answer's way back: the database then gives up (and commits nothing)
+// before the client does; with too little time left it sends nothing and
+// returns ErrNotSent.
 type GuardCall struct {
 	Key, SHA256, Canonical, Kind, Target, BodySHA256 string
 	Redacted                                         bool
@@ -126,7 +126,6 @@ type GuardCall struct {
 	LeaseMS                                          int64
 	PermitID                                         string
 	Retry                                            bool
-	WaitMS                                           int64
 }
 
 // ErrNotSent is a ServerGuard's failure before its call left the client:

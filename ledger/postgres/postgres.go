@@ -425,17 +425,18 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 		return r, true, fmt.Errorf("%w: no connection: %w", engine.ErrNotSent, err)
 	}
 	defer conn.Close()
-	if d, ok := ctx.Deadline(); ok && c.WaitMS > 0 {
+	var waitMS int64 // no bound without a deadline
+	if d, ok := ctx.Deadline(); ok {
 		left := time.Until(d)
 		wait := left - min(left/3, 250*time.Millisecond)
 		if wait < minLockWait {
 			return r, true, fmt.Errorf("%w: %s left of the attempt, too little to wait for a lock", engine.ErrNotSent, left.Round(time.Millisecond))
 		}
-		c.WaitMS = wait.Milliseconds()
+		waitMS = wait.Milliseconds()
 	}
 	var answer, epoch, called sql.NullString
 	err = conn.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
-		c.Context, c.LeaseMS, c.PermitID, c.WaitMS).Scan(&answer, &epoch, &called)
+		c.Context, c.LeaseMS, c.PermitID, waitMS).Scan(&answer, &epoch, &called)
 	switch {
 	case err != nil:
 		return r, true, err
