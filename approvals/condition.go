@@ -1,12 +1,15 @@
 package approvals
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	_ "time/tzdata" // schedule windows name zones (Europe/Berlin) on hosts without a zone database
 
@@ -43,6 +46,7 @@ type Condition struct {
 	prog   cel.Program
 	reads  []string // the action and context fields it names, sorted
 	now    bool
+	loops  bool // it has a comprehension: its evaluation's cost is limited
 	// portable is the condition as the PostgreSQL ledger evaluates it,
 	// or why it cannot be (PortableAST).
 	portable    string
@@ -113,6 +117,7 @@ func CompileCondition(src string) (*Condition, error) {
 	if loops {
 		opts = append(opts, cel.CostLimit(conditionCostLimit))
 	}
+	c.loops = loops
 	if c.prog, err = e.Program(ast, opts...); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCondition, err)
 	}
@@ -150,13 +155,15 @@ func newActivation(f Facts) *activation {
 	}
 	// Each context value is converted to CEL's own once per decision, not
 	// at each condition's every read (a list by reflection each time).
-	cv := make(map[ref.Val]ref.Val, len(a.ctxv))
+	// String keys: a field's lookup is a string map's, not an interface
+	// key's hash and comparison.
+	cv := make(map[string]ref.Val, len(a.ctxv))
 	for k, v := range a.ctxv {
-		cv[types.String(k)] = types.DefaultTypeAdapter.NativeToValue(v)
+		cv[k] = types.DefaultTypeAdapter.NativeToValue(v)
 	}
 	a.vars, _ = interpreter.NewActivation(map[string]any{
-		"action":  types.DefaultTypeAdapter.NativeToValue(a.action),
-		"context": types.NewRefValMap(types.DefaultTypeAdapter, cv),
+		"action":  types.NewStringStringMap(types.DefaultTypeAdapter, a.action),
+		"context": types.NewMap(types.DefaultTypeAdapter, cv),
 		"now":     types.Timestamp{Time: f.Now},
 	})
 	return a
@@ -224,20 +231,38 @@ type Explain struct {
 // A context field that the action did not send makes a condition that
 // reads it false (the rule does not apply), unless it guards with has(). No match: the default rule (approval).
 func Decide(rules []Rule, f Facts) (Rule, Explain) {
+	var cands []int
+	var chain cel.Program
+	if chained {
+		p := planFor(rules, f.Kind)
+		cands, chain = p.cands, p.chain
+	} else {
+		cands = candidates(rules, f.Kind)
+	}
 	var a *activation
-	// Kinds are matched once per distinct pattern: a rule set is mostly
-	// many conditions under a few patterns.
-	matched := make(map[string]bool, 4)
-	for _, i := range order(rules) {
+	conds := len(cands)
+	if conds > 0 && rules[cands[conds-1]].Condition == "" {
+		conds--
+	}
+	// Many conditions run as one program (chainFor); a condition error
+	// anywhere falls back to one at a time below, which says which
+	// condition failed and treats a missing context field as false.
+	if chain != nil {
+		a = newActivation(f)
+		if out, _, err := chain.Eval(a.vars); err == nil {
+			if i, ok := out.(types.Int); ok && i >= 0 && int(i) <= conds {
+				if i == 0 {
+					cands = cands[conds:]
+				} else {
+					r := &rules[cands[i-1]]
+					c, _ := CompileCondition(r.Condition)
+					return withDefaults(*r), Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition, Read: c.read(a)}
+				}
+			}
+		}
+	}
+	for _, i := range cands {
 		r := &rules[i]
-		m, seen := matched[r.Pattern]
-		if !seen {
-			m = patternMatches(r.Pattern, f.Kind)
-			matched[r.Pattern] = m
-		}
-		if !m {
-			continue
-		}
 		ex := Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition}
 		if r.Condition != "" {
 			if a == nil {
@@ -264,6 +289,185 @@ func Decide(rules []Rule, f Facts) (Rule, Explain) {
 	return withDefaults(DefaultRule()), Explain{}
 }
 
+// candidates are the rules that can apply to kind, as indices in
+// evaluation order: those whose pattern matches, up to the first without
+// a condition (it always applies). Kinds are matched once per distinct
+// pattern: a rule set is mostly many conditions under a few patterns.
+func candidates(rules []Rule, kind string) []int {
+	var cands []int
+	matched := make(map[string]bool, 4)
+	for _, i := range order(rules) {
+		r := &rules[i]
+		m, seen := matched[r.Pattern]
+		if !seen {
+			m = patternMatches(r.Pattern, kind)
+			matched[r.Pattern] = m
+		}
+		if !m {
+			continue
+		}
+		cands = append(cands, i)
+		if r.Condition == "" {
+			break
+		}
+	}
+	return cands
+}
+
+// A plan is what Decide works out from a rule set and a kind before it
+// reads any context: the candidates in order and their conditions'
+// chain. A guard reads the rules afresh each time, so plans are cached
+// by a hash of what ordering and matching read (each rule's id,
+// priority, pattern and condition, and the kind), checked field by
+// field on a hit: sorting 50 rules and finding their chain was a third
+// of a decision.
+type plan struct {
+	kind  string
+	keys  []planKey
+	cands []int
+	chain cel.Program
+}
+
+type planKey struct {
+	id                 int64
+	priority           int
+	pattern, condition string
+}
+
+// Both caches are emptied when they reach their bound: rule sets change
+// rarely, and a ledger decides the few kinds its agents send.
+var (
+	plans      sync.Map // uint64 -> *plan
+	planCount  atomic.Int64
+	chains     sync.Map // uint64 -> *chainProg
+	chainCount atomic.Int64
+	cacheSeed  = maphash.MakeSeed()
+)
+
+const maxPlans, maxChains = 1024, 256
+
+// chained is false only in the test that checks plans and chains against
+// sorting and evaluating one condition at a time.
+var chained = true
+
+func planFor(rules []Rule, kind string) *plan {
+	var h maphash.Hash
+	h.SetSeed(cacheSeed)
+	h.WriteString(kind)
+	var n [16]byte
+	for i := range rules {
+		r := &rules[i]
+		binary.LittleEndian.PutUint64(n[:8], uint64(r.ID))
+		binary.LittleEndian.PutUint32(n[8:12], uint32(r.Priority))
+		binary.LittleEndian.PutUint32(n[12:], uint32(len(r.Pattern)))
+		h.Write(n[:])
+		h.WriteString(r.Pattern)
+		h.WriteString(r.Condition)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if v, ok := plans.Load(key); ok {
+		if p := v.(*plan); p.matches(rules, kind) {
+			return p
+		}
+	}
+	p := &plan{kind: kind, cands: candidates(rules, kind)}
+	for i := range rules {
+		r := &rules[i]
+		p.keys = append(p.keys, planKey{r.ID, r.Priority, r.Pattern, r.Condition})
+	}
+	conds := p.cands
+	if n := len(conds); n > 0 && rules[conds[n-1]].Condition == "" {
+		conds = conds[:n-1]
+	}
+	p.chain = chainFor(rules, conds)
+	if planCount.Add(1) > maxPlans {
+		plans.Clear()
+		planCount.Store(1)
+	}
+	plans.Store(key, p)
+	return p
+}
+
+func (p *plan) matches(rules []Rule, kind string) bool {
+	if p.kind != kind || len(p.keys) != len(rules) {
+		return false
+	}
+	for i := range rules {
+		r, k := &rules[i], &p.keys[i]
+		if r.ID != k.id || r.Priority != k.priority || r.Pattern != k.pattern || r.Condition != k.condition {
+			return false
+		}
+	}
+	return true
+}
+
+type chainProg struct {
+	conds []string
+	prog  cel.Program
+}
+
+// chainFor compiles the conditions of the rules at idx, in order, into
+// one program, (c1) ? 1 : (c2) ? 2 : ... : 0, whose answer is the first
+// that holds: each evaluation sets up a frame and resolves the context
+// afresh, and with 50 conditions that set-up was half of a decision.
+// Without an error the program's answer is the one-at-a-time loop's (a
+// conditional evaluates only its chosen branch); with one, the caller
+// runs the loop. Fewer than two conditions, or one that loops (its cost
+// limit is per condition), gets no chain. Chains are cached by their
+// conditions' text, which many kinds' plans share.
+func chainFor(rules []Rule, idx []int) cel.Program {
+	if len(idx) < 2 {
+		return nil
+	}
+	conds := make([]string, len(idx))
+	var h maphash.Hash
+	h.SetSeed(cacheSeed)
+	for j, i := range idx {
+		conds[j] = rules[i].Condition
+		h.WriteString(conds[j])
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if p, ok := chains.Load(key); ok {
+		if cp := p.(*chainProg); slices.Equal(cp.conds, conds) {
+			return cp.prog
+		}
+	}
+	cp := compileChain(conds)
+	if chainCount.Add(1) > maxChains {
+		chains.Clear()
+		chainCount.Store(1)
+	}
+	chains.Store(key, cp)
+	return cp.prog
+}
+
+func compileChain(conds []string) *chainProg {
+	cp := &chainProg{conds: conds}
+	var src strings.Builder
+	for i, cond := range conds {
+		c, err := CompileCondition(cond)
+		if err != nil || c.loops {
+			return cp
+		}
+		fmt.Fprintf(&src, "(%s) ? %d : ", cond, i+1)
+	}
+	src.WriteString("0")
+	e, err := celEnv()
+	if err != nil {
+		return cp
+	}
+	ast, iss := e.Compile(src.String())
+	if iss != nil && iss.Err() != nil || !ast.OutputType().IsExactType(cel.IntType) {
+		return cp
+	}
+	if p, err := e.Program(ast, cel.EvalOptions(cel.OptOptimize)); err == nil {
+		cp.prog = p
+	}
+	return cp
+}
+
 // Ordered returns rules in evaluation order (see Decide).
 func Ordered(rules []Rule) []Rule {
 	out := make([]Rule, len(rules))
@@ -282,10 +486,11 @@ func order(rules []Rule) []int {
 		cond          bool
 		id            int64
 	}
-	ks := make([]keyed, len(rules))
+	var kbuf [64]keyed
+	ks := kbuf[:0]
 	for i := range rules {
 		r := &rules[i]
-		ks[i] = keyed{i, r.Priority, specificity(r.Pattern), r.Condition != "", r.ID}
+		ks = append(ks, keyed{i, r.Priority, specificity(r.Pattern), r.Condition != "", r.ID})
 	}
 	slices.SortStableFunc(ks, func(a, b keyed) int {
 		switch {
