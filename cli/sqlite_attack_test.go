@@ -344,3 +344,39 @@ func TestWitnessBlindedByALongLedgerID(t *testing.T) {
 		t.Fatalf("verify: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestLedgerMadeByTheAgentFirst: the agent creates the ledger at the path
+// the operators will use before they set it up, and on that unsigned file
+// approves its own key as "alice" and sets an auto rule as "alice". Once
+// alice registers (and the anchor lists her), neither the unsigned
+// approval nor the unsigned rule grants; verify stays clean, since both
+// were honest facts of an unsigned ledger, and status says "unsigned".
+func TestLedgerMadeByTheAgentFirst(t *testing.T) {
+	sqliteOnly(t)
+	bin, anchor, _ := anchoredBinary(t)
+	db := newDB(t)
+	run := func(args ...string) result { return runBin(t, bin, db, "", nil, args...) }
+	refund := func(key string) []string {
+		return []string{"guard", key, "--json", "--agent", "bot", "--kind", "refund.card", "--target", "acct-1", "--body", "refund 40"}
+	}
+	want(t, run(refund("k:pre")...), cli.ExitRetry)
+	want(t, run("approve", "k:pre", "--operator", "alice"), cli.ExitOK)
+	want(t, run("policy", "set", "refund.*", "--mode", "auto", "--operator", "alice"), cli.ExitOK)
+
+	pub := jsonOf(t, run("operator", "init", "--json"))["public_key"].(string)
+	os.MkdirAll(filepath.Dir(anchor), 0o755)
+	if err := os.WriteFile(anchor, []byte("alice "+pub+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(anchor) })
+	want(t, run("operators", "add", "alice", pub), cli.ExitOK)
+	r := run(refund("k:pre")...)
+	want(t, r, cli.ExitNotPermitted)
+	if !strings.Contains(r.stdout, "unsigned") {
+		t.Fatalf("guard on the agent's own approval: %s", r.stdout)
+	}
+	want(t, run(refund("k:new")...), cli.ExitRetry)
+	if r := run("status", "k:pre"); !strings.Contains(r.stdout, "unsigned") {
+		t.Fatalf("status of the agent's own approval: %s", r.stdout)
+	}
+}
