@@ -380,3 +380,44 @@ func TestLedgerMadeByTheAgentFirst(t *testing.T) {
 		t.Fatalf("status of the agent's own approval: %s", r.stdout)
 	}
 }
+
+// TestUsedPermitDeletedUnderItsEvents: alice approved k:once, the agent
+// used its permit and reported, and alice's verify witnessed the head.
+// The agent then drops the triggers and deletes the permit and report
+// rows (and points the projection at "approved"), leaving every event,
+// and so the chain and the witnessed head, exactly as they were: nothing
+// to recompute, no copy to restore. The same on an auto key, its policy evaluation deleted too. A second
+// permit for one approval must be refused: the facts guard grants from
+// must all be there for the events that commit them.
+func TestUsedPermitDeletedUnderItsEvents(t *testing.T) {
+	t.Skip("HOLE: guardTx (ledger/guard.go) grants from whatever fact rows remain; it never asks whether an event of the key commits a row that is gone, so deleting a used permit gives a second one")
+	h := newAnchoredHost(t)
+	want(t, h.run(t, nil, "policy", "set", "auto.*", "--mode", "auto"), cli.ExitOK)
+	auto := []string{"guard", "k:auto", "--json", "--agent", "bot", "--kind", "auto.x", "--target", "t", "--body", "b"}
+	for _, args := range [][]string{guardArgs("k:once"), auto} {
+		key := args[1]
+		if key == "k:once" {
+			want(t, h.run(t, nil, args...), cli.ExitRetry)
+			want(t, h.run(t, nil, "approve", key), cli.ExitOK)
+		}
+		r := h.run(t, nil, args...)
+		want(t, r, cli.ExitOK)
+		want(t, h.run(t, nil, "report", key, "--permit", jsonOf(t, r)["permit_id"].(string), "--outcome", "succeeded"), cli.ExitOK)
+		want(t, h.run(t, nil, "verify"), cli.ExitOK)
+
+		dropTriggers(t, h.db)
+		shell(t, h.db, `DELETE FROM reports WHERE action_key = '`+key+`'; DELETE FROM permits WHERE action_key = '`+key+`';
+			UPDATE action_index SET stage = 'approved' WHERE action_key = '`+key+`';`)
+		if key == "k:auto" {
+			// An auto key has no decision to stand on: its evaluation
+			// goes too, and guard evaluates the rule again.
+			shell(t, h.db, `DELETE FROM policy_evals WHERE action_key = 'k:auto'; UPDATE action_index SET stage = 'recorded' WHERE action_key = 'k:auto';`)
+		}
+		r = h.run(t, nil, args...)
+		if r.code == cli.ExitOK {
+			t.Fatalf("%s: a second permit after the used one was deleted: %s", key, r.stdout)
+		}
+		want(t, r, cli.ExitNotPermitted)
+		want(t, h.run(t, nil, "verify"), cli.ExitError)
+	}
+}
