@@ -421,3 +421,32 @@ func TestUsedPermitDeletedUnderItsEvents(t *testing.T) {
 		want(t, h.run(t, nil, "verify"), cli.ExitError)
 	}
 }
+
+// TestArchivedStubDeleted: an auto key settled and archived keeps, in the
+// live ledger, its intent and a stub in archived_keys that answers every
+// retry "settled". The agent deletes the stub (triggers dropped; the
+// checkpoint event that committed it stays): the key reads as only
+// recorded, guard evaluates the auto rule again, and a settled action is
+// permitted a second time.
+func TestArchivedStubDeleted(t *testing.T) {
+	t.Skip("HOLE: guardTx (ledger/guard.go) does not check an archived key's stub against the checkpoint that committed it; deleting the stub re-opens the key")
+	h := newAnchoredHost(t)
+	want(t, h.run(t, nil, "policy", "set", "auto.*", "--mode", "auto"), cli.ExitOK)
+	auto := []string{"guard", "k:auto", "--json", "--agent", "bot", "--kind", "auto.x", "--target", "t", "--body", "b"}
+	r := h.run(t, nil, auto...)
+	want(t, r, cli.ExitOK)
+	want(t, h.run(t, nil, "report", "k:auto", "--permit", jsonOf(t, r)["permit_id"].(string), "--outcome", "succeeded"), cli.ExitOK)
+	time.Sleep(5 * time.Millisecond) // settled strictly before the cut-off
+	want(t, h.run(t, nil, "archive", "--settled-before", time.Now().UTC().Format(time.RFC3339Nano), "--to", filepath.Join(t.TempDir(), "a.db")), cli.ExitOK)
+	want(t, h.run(t, nil, "verify"), cli.ExitOK)
+	want(t, h.run(t, nil, auto...), cli.ExitSettled)
+
+	dropTriggers(t, h.db)
+	shell(t, h.db, "DELETE FROM archived_keys WHERE action_key = 'k:auto'")
+	r = h.run(t, nil, auto...)
+	if r.code == cli.ExitOK {
+		t.Fatalf("a settled, archived key permitted again: %s", r.stdout)
+	}
+	want(t, r, cli.ExitNotPermitted)
+	want(t, h.run(t, nil, "verify"), cli.ExitError)
+}
