@@ -68,7 +68,7 @@ func CopyToPostgres(ctx context.Context, src, dst string) (Head, error) {
 	if err != nil {
 		return Head{}, err
 	}
-	if !got.OK() || got.Head() != rep.Head() {
+	if gh, rh := got.Head(), rep.Head(); !got.OK() || gh.LedgerID != rh.LedgerID || gh.Seq != rh.Seq || gh.Hash != rh.Hash {
 		return Head{}, fmt.Errorf("the copy in %s does not prove the source's head (seq %d %s; the copy: seq %d %s, %d problems)",
 			to.Path(), rep.Events, rep.ChainHead, got.Events, got.ChainHead, len(got.Problems))
 	}

@@ -66,14 +66,18 @@ type VerifyReport struct {
 	// facts is the running proof that the fact rows and their events
 	// match, from the chain walk to the fact step; nil outside VerifyWith.
 	facts *factSum
+	// path is where the ledger was verified: the head verify witnesses
+	// carries it, so that guard's swap rule (SPEC 7) matches a witness
+	// that only verify feeds.
+	path string
 }
 
 // OK reports whether nothing was found.
 func (r VerifyReport) OK() bool { return len(r.Problems) == 0 && r.Integrity == "ok" }
 
-// Head is the chain head the report saw.
+// Head is the chain head the report saw, with the ledger's location.
 func (r VerifyReport) Head() Head {
-	return Head{LedgerID: r.LedgerID, Seq: r.Events, Hash: r.ChainHead}
+	return Head{LedgerID: r.LedgerID, Seq: r.Events, Hash: r.ChainHead, Path: r.path}
 }
 
 // Verify proves the ledger from one snapshot and changes nothing: SQLite's
@@ -125,7 +129,7 @@ func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), w
 		if err != nil {
 			return err
 		}
-		rep.LedgerID = id
+		rep.LedgerID, rep.path = id, s.witnessName()
 		for i, st := range verifySteps {
 			step(i+2, st.name)
 			if err := st.run(ctx, tx, &rep); err != nil {
