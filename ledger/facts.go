@@ -360,3 +360,59 @@ func loadFacts(ctx context.Context, tx *Tx, key string) (keyFacts, error) {
 	f.Stage = State(stage)
 	return f, err
 }
+
+// committed is what one event says of the fact row it commits.
+type committed struct{ table, row, sha string }
+
+// keyRowsCommitted fails closed when an event of key commits a fact row
+// that is gone, or that no longer hashes as the event says. Guard grants
+// from the rows, not the events: a used permit (or a rejection, a
+// reconciliation, a deny evaluation) deleted from the file with its events
+// left in place would otherwise read as a key with that step not taken,
+// and the chain, and so every witnessed head, stays whole. It reads the
+// key's events (one indexed query) and each table they name once, and
+// runs only where a permit or a request could follow.
+func keyRowsCommitted(ctx context.Context, tx *Tx, key string) error {
+	evs, err := queryRows(ctx, tx, "SELECT fact_table, fact_row, fact_sha256 FROM events WHERE action_key = ? AND fact_table <> ''",
+		[]any{key}, func(r *sql.Rows, c *committed) error { return r.Scan(&c.table, &c.row, &c.sha) })
+	if err != nil {
+		return err
+	}
+	// The rows each table holds for key, by row id, hashed.
+	held := map[string]map[string]string{}
+	for _, e := range evs {
+		t := factTableNamed(e.table)
+		if t == nil {
+			return integrityError("an event of key %s commits a row of %q, which is not a fact table", key, e.table)
+		}
+		rows, ok := held[t.name]
+		if !ok || t.keyCol == "" {
+			if rows == nil {
+				rows = map[string]string{}
+			}
+			q, arg := "SELECT "+t.cols+" FROM "+t.name+" WHERE "+t.keyCol+" = ?", any(key)
+			if t.keyCol == "" {
+				q, arg = "SELECT "+t.cols+" FROM "+t.name+" WHERE CAST("+t.id+" AS TEXT) = ?", e.row
+			}
+			refs, err := queryRows(ctx, tx, q, []any{arg}, func(r *sql.Rows, ref *factRef) error {
+				vals, err := scanFact(r, t.ncols())
+				*ref = t.ref(vals)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			for _, ref := range refs {
+				rows[ref.Row] = ref.SHA256
+			}
+			held[t.name] = rows
+		}
+		switch sha, ok := rows[e.row]; {
+		case !ok:
+			return integrityError("the chain commits row %s of %s for key %s, and the row is gone", e.row, e.table, key)
+		case sha != e.sha:
+			return integrityError("row %s of %s for key %s no longer hashes as the event that commits it says", e.row, e.table, key)
+		}
+	}
+	return nil
+}

@@ -189,6 +189,11 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 		if err := t.checkWitness(ctx, tx, g); err != nil {
 			return a, nil, err
 		}
+		// A step deleted under its event (a used permit, a rejection)
+		// would leave the key reading as before that step.
+		if err := keyRowsCommitted(ctx, tx, key); err != nil {
+			return a, nil, err
+		}
 		// A key admitted under an older epoch gets neither a request nor a
 		// permit. A key created in this transaction passed the fence a
 		// moment ago; on a signed ledger the epoch must also prove itself.
