@@ -771,6 +771,8 @@ func verifyWitnessed(ctx context.Context, tx *Tx, rep *VerifyReport, heads []Hea
 		switch {
 		case err == sql.ErrNoRows:
 			rep.add("events", row, "", "a witnessed head (event %d, hash %s) is gone: the chain was cut to %d events", h.Seq, h.Hash, rep.Events)
+		case err == errUncommittedRun:
+			rep.add("events", row, "", "a witnessed head (event %d, hash %s) is gone, and %v", h.Seq, h.Hash, err)
 		case err != nil:
 			return err
 		case hash != h.Hash:

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -143,6 +144,8 @@ func checkWitness(ctx context.Context, tx *Tx, heads []Head, id, path string) er
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return integrityError("the witness saw event %d of this ledger, which it no longer contains: it was rolled back or restored from an older copy", newest.Seq)
+	case errors.Is(err, errUncommittedRun):
+		return integrityError("the witness saw event %d of this ledger, and %v: it was rolled back or restored from an older copy", newest.Seq, err)
 	case err != nil:
 		return err
 	case hash != newest.Hash:
@@ -230,22 +233,67 @@ func (s *Store) Head(ctx context.Context) (Head, error) {
 // witnessedHash is the hash the chain holds at a witnessed head's seq:
 // the event's, or for an archived event the hash its run of pruned events
 // ends with. Inside a run only its ends are kept here, so a head witnessed
-// there is taken as witnessed (the checkpoint committed the run, and
-// verify --archive proves the archive's events are the ones it replaced).
-// No event and no run: sql.ErrNoRows.
+// there is taken as witnessed, but only when a checkpoint event commits
+// the run (runCommitted): pruned_events accepts an INSERT, and a run no
+// checkpoint names would otherwise hide any head a rollback lost. No event
+// and no run: sql.ErrNoRows; a run no checkpoint commits: errUncommittedRun.
 func witnessedHash(ctx context.Context, tx *Tx, h Head) (string, error) {
 	var hash string
 	err := tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE seq = ?", h.Seq).Scan(&hash)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return hash, err
 	}
-	var last int64
-	if err := tx.QueryRowContext(ctx, "SELECT last_seq, last_hash FROM pruned_events WHERE first_seq <= ? AND last_seq >= ? ORDER BY first_seq DESC LIMIT 1",
-		h.Seq, h.Seq).Scan(&last, &hash); err != nil {
+	var sp span
+	if err := tx.QueryRowContext(ctx, "SELECT first_seq, last_seq, first_prev, last_hash, archive_id FROM pruned_events WHERE first_seq <= ? AND last_seq >= ? ORDER BY first_seq DESC LIMIT 1",
+		h.Seq, h.Seq).Scan(&sp.first, &sp.last, &sp.prev, &sp.hash, &sp.archive); err != nil {
 		return "", err
 	}
-	if last != h.Seq {
+	if err := runCommitted(ctx, tx, sp); err != nil {
+		return "", err
+	}
+	if sp.last != h.Seq {
 		return h.Hash, nil
 	}
-	return hash, nil
+	return sp.hash, nil
+}
+
+// errUncommittedRun: a run of archived events that no checkpoint commits.
+var errUncommittedRun = errors.New("no archive checkpoint commits the run of archived events that holds it")
+
+// runCommitted proves that a run of pruned events is one an archive left:
+// its archives row is committed by a checkpoint event after the run, as
+// that event's hash says, the checkpoint's copied chain reaches past the
+// run, and the digest of the archive's runs the row carries is that of the
+// runs the ledger holds, this one among them.
+func runCommitted(ctx context.Context, tx *Tx, sp span) error {
+	t := factTableNamed("archives")
+	var seq int64
+	var sha string
+	err := tx.QueryRowContext(ctx, "SELECT seq, fact_sha256 FROM events WHERE fact_table = 'archives' AND fact_row = ? AND type = ?",
+		strconv.FormatInt(sp.archive, 10), evCheckpoint).Scan(&seq, &sha)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errUncommittedRun
+	}
+	if err != nil {
+		return err
+	}
+	vals, err := scanFact(tx.QueryRowContext(ctx, "SELECT "+t.cols+" FROM archives WHERE id = ?", sp.archive), t.ncols())
+	if errors.Is(err, sql.ErrNoRows) {
+		return errUncommittedRun
+	}
+	if err != nil {
+		return err
+	}
+	through, err := strconv.ParseInt(t.value(vals, "through_seq"), 10, 64)
+	if err != nil || t.ref(vals).SHA256 != sha || seq <= sp.last || sp.last > through {
+		return errUncommittedRun
+	}
+	sd, err := spansDigest(ctx, tx, sp.archive)
+	if err != nil {
+		return err
+	}
+	if sd != t.value(vals, "spans_sha256") {
+		return errUncommittedRun
+	}
+	return nil
 }
