@@ -190,9 +190,13 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 			return a, nil, err
 		}
 		// A step deleted under its event (a used permit, a rejection)
-		// would leave the key reading as before that step.
-		if err := keyRowsCommitted(ctx, tx, key); err != nil {
-			return a, nil, err
+		// would leave the key reading as before that step. On PostgreSQL
+		// no role guard runs as may delete or change a fact row (and an
+		// agent's role cannot read every column a row hash covers).
+		if !tx.server {
+			if err := keyRowsCommitted(ctx, tx, key); err != nil {
+				return a, nil, err
+			}
 		}
 		// A key admitted under an older epoch gets neither a request nor a
 		// permit. A key created in this transaction passed the fence a
