@@ -778,7 +778,11 @@ func runVerify(ctx context.Context, c *cmdCtx, f *verifyFlags) (int, error) {
 	}
 	// The shared witness guard consults is checked too, when readable.
 	if wpath != ledger.SystemWitnessPath {
-		shared, sbad, _ := ledger.ReadWitness(ledger.SystemWitnessPath)
+		shared, sbad, err := ledger.ReadWitness(ledger.SystemWitnessPath)
+		if err != nil {
+			// guard refuses every grant while it cannot read it.
+			sbad = append(sbad, ledger.Problem{Table: "witness", Row: "shared", Rule: fmt.Sprintf("the shared witness cannot be read, and guard grants nothing until it can: %v", err)})
+		}
 		heads, bad = append(heads, shared...), append(bad, sbad...)
 	}
 	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {

@@ -319,21 +319,36 @@ func TestSecondCLIProcessRaces(t *testing.T) {
 
 // TestWitnessBlindedByALongLedgerID: the agent rebuilds ledger_meta
 // without its length check and gives the live ledger a 70,000-character
-// id; the next operator backup (or console session) witnesses that head,
-// writing a line longer than bufio.Scanner's 64 KiB token. From then on
-// ReadWitness fails, sharedWitness.heads treats the witness as absent,
-// and guard checks no head at all: the saved copy restored gets a second
-// permit. Guard must fail closed on a witness it cannot read.
+// id, hoping the next operator backup (or console session) witnesses that
+// head in a line longer than a line reader takes: the witness would read
+// as absent and the saved copy, restored, get a second permit. Tollgate
+// refuses to witness (or open) a ledger whose id is not a canonical UUID,
+// and a witness line of any length is read: the long line an older
+// backup wrote shows a swap, and a witness that cannot be read at all
+// stops every grant.
 func TestWitnessBlindedByALongLedgerID(t *testing.T) {
-	t.Skip("HOLE: sharedWitness.heads (ledger/witness.go) reads an unreadable witness as no witness; a 64 KiB+ line, which an operator's backup writes for a forged ledger id, blinds every guard")
 	h := newAnchoredHost(t)
 	saved := h.usedApproval(t, "k:once")
 	shell(t, h.db, `CREATE TABLE m2 AS SELECT * FROM ledger_meta; DROP TABLE ledger_meta;
 		CREATE TABLE ledger_meta(one INTEGER PRIMARY KEY, ledger_id TEXT NOT NULL, created_ms INTEGER NOT NULL) STRICT;
 		INSERT INTO ledger_meta SELECT one, ledger_id || printf('%.70000c', 'x'), created_ms FROM m2; DROP TABLE m2;`)
-	want(t, h.run(t, nil, "backup", filepath.Join(t.TempDir(), "operator.db")), cli.ExitOK) // the operator's routine backup
+	r := h.run(t, nil, "backup", filepath.Join(t.TempDir(), "operator.db")) // the operator's routine backup
+	if r.code == cli.ExitOK || !strings.Contains(r.stdout+r.stderr, "canonical UUID") {
+		t.Fatalf("backup of a ledger with a forged id: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(h.witness); len(b) > 4096 {
+		t.Fatalf("the forged id reached the witness (%d bytes)", len(b))
+	}
+	// The line an older backup would have written.
+	line, _ := json.Marshal(map[string]any{"ledger_id": strings.Repeat("x", 70000), "seq": 99, "hash": strings.Repeat("0", 64), "path": h.db, "at": time.Now(), "by": "backup"})
+	f, err := os.OpenFile(h.witness, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
 	restoreFile(t, saved, h.db)
-	r := h.run(t, nil, guardArgs("k:once")...)
+	r = h.run(t, nil, guardArgs("k:once")...)
 	if r.code == cli.ExitOK {
 		t.Fatalf("a second permit for one approval: %s", r.stdout)
 	}

@@ -303,10 +303,17 @@ type grantInputs struct {
 	anchor  *opkeys.Anchor
 	witness []Head
 	path    string
+	// unread is why a witness that exists could not be read: no grant
+	// then (trust.checkWitness).
+	unread error
 }
 
+// witnessed reports whether a witness has a say in a grant.
+func (g grantInputs) witnessed() bool { return len(g.witness) > 0 || g.unread != nil }
+
 func (s *Store) grantInputs() grantInputs {
-	return grantInputs{anchor: s.anchor, witness: s.witness.heads(), path: s.witnessName()}
+	heads, err := s.witness.heads()
+	return grantInputs{anchor: s.anchor, witness: heads, path: s.witnessName(), unread: err}
 }
 
 // answerFor is the answer for a key that needs no new step.

@@ -57,6 +57,9 @@ func loadTrust(ctx context.Context, tx *Tx, anchor *opkeys.Anchor) (*trust, erro
 
 // checkWitness applies checkWitness to a grant, when a witness was read.
 func (t *trust) checkWitness(ctx context.Context, tx *Tx, g grantInputs) error {
+	if g.unread != nil {
+		return integrityError("the witness guard consults exists and cannot be read (%v): guard fails closed", g.unread)
+	}
 	if len(g.witness) == 0 {
 		return nil
 	}

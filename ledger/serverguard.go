@@ -20,7 +20,7 @@ import (
 // where Go proves them. A grouped or sealed store writes as it always did.
 func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
 	sg, ok := s.eng.(engine.ServerGuard)
-	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() || g.anchor != nil || len(g.witness) > 0 {
+	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() || g.anchor != nil || g.witnessed() {
 		return nil, false
 	}
 	return sg, true

@@ -2,7 +2,9 @@ package ledger
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,5 +218,42 @@ func TestSignedFactErasedBeforeAnyWitness(t *testing.T) {
 				t.Fatalf("the erased act granted: %+v %v", a, err)
 			}
 		})
+	}
+}
+
+// TestUnreadableWitnessFailsClosed: a shared witness that exists and
+// cannot be read (here a folder where the file should be; a line too long
+// for a line reader once did the same) grants nothing, where a missing
+// one checks nothing; a witness line of any length is read.
+func TestUnreadableWitnessFailsClosed(t *testing.T) {
+	sqliteOnly(t)
+	w := newSignedWorld(t)
+	witness := filepath.Join(t.TempDir(), "witness")
+	if err := os.Mkdir(witness, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, w.path, Options{Now: w.clk.Now, Witness: witness})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := s.Guard(ctx, "k:auto", Payload{"auto.x", "acct-1", "b"}, GuardOptions{Agent: "agent-7"})
+	if a.PermitID != "" || !errors.Is(err, ErrIntegrity) {
+		t.Fatalf("a grant past an unreadable witness: %+v %v", a, err)
+	}
+
+	long := filepath.Join(t.TempDir(), "long")
+	if err := AppendWitness(long, Head{LedgerID: strings.Repeat("x", 70000), Seq: 1, Hash: strings.Repeat("0", 64)}, "backup", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendWitness(long, h, "verify", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if heads, bad, err := ReadWitness(long); err != nil || len(heads) != 2 || len(bad) != 0 {
+		t.Fatalf("a witness with a 70,000-character line: %d heads, %v, %v", len(heads), bad, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,7 +50,9 @@ func DefaultWitnessPath() (string, error) {
 
 // ReadWitness returns the heads in a witness file. A missing file has
 // none; a line that does not parse (a torn last line, an edit) is
-// returned as a Problem so verify reports it rather than stopping.
+// returned as a Problem so verify reports it rather than stopping. Lines
+// are read whole, whatever their length: a reader with a line limit
+// fails on a long line, and a witness nobody can read checks nothing.
 func ReadWitness(path string) ([]Head, []Problem, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,16 +64,24 @@ func ReadWitness(path string) ([]Head, []Problem, error) {
 	defer f.Close()
 	var heads []Head
 	var bad []Problem
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		var w WitnessLine
-		if err := json.Unmarshal(sc.Bytes(), &w); err != nil || w.LedgerID == "" || len(w.Hash) != 64 || w.Seq < 0 {
-			bad = append(bad, Problem{Table: "witness", Row: fmt.Sprintf("line=%d", n), Rule: "the witness line does not parse as a head"})
-			continue
+	r := bufio.NewReader(f)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var w WitnessLine
+			if err := json.Unmarshal(line, &w); err != nil || w.LedgerID == "" || len(w.Hash) != 64 || w.Seq < 0 {
+				bad = append(bad, Problem{Table: "witness", Row: fmt.Sprintf("line=%d", n), Rule: "the witness line does not parse as a head"})
+			} else {
+				heads = append(heads, w.Head)
+			}
 		}
-		heads = append(heads, w.Head)
+		if errors.Is(err, io.EOF) {
+			return heads, bad, nil
+		}
+		if err != nil {
+			return heads, bad, fmt.Errorf("witness %s: %w", path, err)
+		}
 	}
-	return heads, bad, sc.Err()
 }
 
 // AppendWitness appends a head to the witness file (0600, in a 0700
@@ -163,28 +174,33 @@ type sharedWitness struct {
 	read []Head
 }
 
-// heads returns the witness's heads; a file that is missing or cannot be
-// read has none (see checkWitness).
-func (w *sharedWitness) heads() []Head {
+// heads returns the witness's heads; a missing file has none (see
+// checkWitness). A witness that exists and cannot be read is an error:
+// guard then fails closed, since a witness an agent could make unreadable
+// would otherwise hide every rollback from it.
+func (w *sharedWitness) heads() ([]Head, error) {
 	if w == nil || w.path == "" {
-		return nil
+		return nil, nil
 	}
 	fi, err := os.Stat(w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("witness %s: %w", w.path, err)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 	if key == w.key {
-		return w.read
+		return w.read, nil
 	}
 	heads, _, err := ReadWitness(w.path)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	w.key, w.read = key, heads
-	return heads
+	return heads, nil
 }
 
 // ShareWitness appends a head to the shared witness (SystemWitnessPath)
