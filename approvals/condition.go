@@ -532,6 +532,11 @@ func specificity(pattern string) int {
 	return len(pattern) - wild
 }
 
+// PatternMatches reports whether a rule's pattern covers an action kind:
+// the ledger checks that the rule an evaluation names could have been
+// the one that applied.
+func PatternMatches(pattern, kind string) bool { return patternMatches(pattern, kind) }
+
 func patternMatches(pattern, kind string) bool {
 	return pattern == kind || IsGlob(pattern) && glob(pattern, kind)
 }

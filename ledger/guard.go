@@ -637,13 +637,22 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request
 		var exp int64
-		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, ''), coalesce(e.approvers, 1) FROM approval_requests r
-			LEFT JOIN decisions d ON d.action_key = r.action_key`+committedDecision+` LEFT JOIN policy_evals e ON e.action_key = r.action_key
-			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided, &d.Approvers)
+		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, '') FROM approval_requests r
+			LEFT JOIN decisions d ON d.action_key = r.action_key`+committedDecision+`
+			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
 		req.Exists, req.Expires = err == nil, fromMS(exp)
+		if req.Exists {
+			// The quorum is the signed rule's, not the agent-written
+			// evaluation's alone (requestQuorum).
+			n, err := requestQuorum(ctx, tx, key)
+			if err != nil {
+				return nil, err
+			}
+			d.Approvers = int(n)
+		}
 		// Only votes their events commit count; one inserted by hand is
 		// evidence, not a vote.
 		votes, err := queryRows(ctx, tx, "SELECT operator, decision FROM votes v WHERE action_key = ?"+

@@ -124,7 +124,10 @@ func (t *trust) proveApproval(ctx context.Context, tx *Tx, key string) error {
 	}
 	// Every vote on the key shares its context: digest, request, quorum.
 	ctxSt := statement{Fact: "votes", Key: key}
-	need, err := voteContext(ctx, tx, &ctxSt)
+	if _, err := voteContext(ctx, tx, &ctxSt); err != nil {
+		return err
+	}
+	need, err := requestQuorum(ctx, tx, key)
 	if err != nil {
 		return err
 	}

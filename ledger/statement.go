@@ -222,14 +222,43 @@ func placeStatement(ctx context.Context, tx *Tx, st *statement, what, where stri
 }
 
 // voteContext fills a vote's payload digest and request (with the quorum
-// it counts toward) and returns that quorum.
+// it counts toward) and returns that quorum. The quorum is the larger of
+// the evaluation's and the rule's it names: the evaluation is written by
+// the agent's guard, so on SQLite the agent can edit it, and a quorum cut
+// there must not become what an operator signs.
 func voteContext(ctx context.Context, tx *Tx, st *statement) (int64, error) {
 	var req, exp, n int64
-	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, q.requested_ms, q.expires_ms, coalesce(e.approvers, 1) FROM intents i
+	err := tx.QueryRowContext(ctx, `SELECT i.payload_sha256, q.requested_ms, q.expires_ms, CASE WHEN coalesce(r.approvers, 1) > coalesce(e.approvers, 1) THEN r.approvers ELSE coalesce(e.approvers, 1) END FROM intents i
 		JOIN approval_requests q ON q.action_key = i.action_key LEFT JOIN policy_evals e ON e.action_key = i.action_key
+		LEFT JOIN policy_rules r ON r.id = e.rule_id
 		WHERE i.action_key = ?`, st.Key).Scan(&st.Payload, &req, &exp, &n)
 	st.Request = fmt.Sprintf("requested_ms=%d expires_ms=%d approvers=%d", req, exp, n)
 	return n, err
+}
+
+// requestQuorum is the number of approvals a key's request needs, taken
+// from the signed rule its evaluation names (the evaluation's own count
+// only raises it), where decide counts votes and where a signed ledger
+// proves an approval. It fails closed when the request has no evaluation,
+// when the rule it names is gone, or when that rule's pattern does not
+// cover the action's kind: each is an edit that would set the quorum.
+func requestQuorum(ctx context.Context, tx *Tx, key string) (int64, error) {
+	var evalN, ruleID, ruleN sql.NullInt64
+	var pattern, kind sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT e.approvers, e.rule_id, r.approvers, r.pattern, pl.kind FROM approval_requests q
+		LEFT JOIN policy_evals e ON e.action_key = q.action_key LEFT JOIN policy_rules r ON r.id = e.rule_id
+		LEFT JOIN payloads pl ON pl.action_key = q.action_key WHERE q.action_key = ?`, key).Scan(&evalN, &ruleID, &ruleN, &pattern, &kind)
+	switch {
+	case err != nil:
+		return 0, err
+	case !evalN.Valid:
+		return 0, integrityError("key %s has an approval request and no policy evaluation, so the quorum its rule asks cannot be known", key)
+	case ruleID.Valid && ruleID.Int64 != 0 && !ruleN.Valid:
+		return 0, integrityError("key %s was evaluated under rule %d, which is gone", key, ruleID.Int64)
+	case ruleN.Valid && kind.Valid && kind.String != "" && !approvals.PatternMatches(pattern.String, kind.String):
+		return 0, integrityError("key %s was evaluated under rule %d, whose pattern does not cover its kind", key, ruleID.Int64)
+	}
+	return max(evalN.Int64, ruleN.Int64), nil
 }
 
 // policyAct is what a rule says, in its statement (as statementFromRow

@@ -707,7 +707,13 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			JOIN approval_requests q ON q.action_key = d.action_key WHERE d.at_ms >= q.expires_ms
 		UNION ALL
 		SELECT 'reports', r.action_key, 'report id=' || r.id || ' carries a permit id that is not the key''s permit' FROM reports r
-			JOIN permits p ON p.action_key = r.action_key WHERE r.permit_id != p.permit_id`, nil,
+			JOIN permits p ON p.action_key = r.action_key WHERE r.permit_id != p.permit_id
+		UNION ALL
+		SELECT 'approval_requests', q.action_key, 'an approval request with no policy evaluation: the quorum its rule asks cannot be known' FROM approval_requests q
+			LEFT JOIN policy_evals e ON e.action_key = q.action_key WHERE e.action_key IS NULL
+		UNION ALL
+		SELECT 'policy_evals', e.action_key, 'its quorum (' || e.approvers || ') is below that of the rule it names (rule ' || r.id || ' needs ' || r.approvers || ')' FROM policy_evals e
+			JOIN policy_rules r ON r.id = e.rule_id WHERE r.approvers > e.approvers`, nil,
 		func(r *sql.Rows, b *bad) error { return r.Scan(&b.table, &b.key, &b.rule) })
 	for _, b := range rows {
 		rep.add(b.table, "action_key="+b.key, b.key, "%s", b.rule)
