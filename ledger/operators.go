@@ -315,14 +315,23 @@ var errSign = errors.New("statement ready to sign")
 
 // sign is signedWrite; needName is false only for the first operator
 // registration, which no operator can sign.
-func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft statement, fn func(tx *Tx, operator string) (*factRef, error)) (Proof, error) {
+//
+// Once the act is stored, its head goes to the shared witness (witnessAct):
+// an act erased whole, chain re-linked, before the next verify, backup or
+// console session would otherwise leave no head that shows it missing.
+func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft statement, fn func(tx *Tx, operator string) (*factRef, error)) (_ Proof, err error) {
+	defer func() {
+		if err == nil {
+			s.witnessAct(ctx)
+		}
+	}()
 	var (
 		signer  ssh.Signer
 		st      statement
 		drafted bool
 	)
 	proof := Proof{Status: "unsigned"}
-	err := s.write(ctx, func(tx *Tx) error {
+	err = s.write(ctx, func(tx *Tx) error {
 		proof = Proof{Status: "unsigned"}
 		now := tx.now
 		id, reg, err := s.registryTx(ctx, tx)

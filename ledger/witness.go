@@ -209,11 +209,16 @@ func (w *sharedWitness) heads() ([]Head, error) {
 // never creates the folder (that is the installer's step, with the
 // operators' group as owner) and reports whether it wrote.
 func ShareWitness(h Head, by string, at time.Time) (bool, error) {
-	dir := filepath.Dir(SystemWitnessPath)
+	return shareWitnessAt(SystemWitnessPath, h, by, at)
+}
+
+// shareWitnessAt is ShareWitness for the witness at path.
+func shareWitnessAt(path string, h Head, by string, at time.Time) (bool, error) {
+	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return false, nil
 	}
-	f, err := os.OpenFile(SystemWitnessPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o664)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o664)
 	if errors.Is(err, fs.ErrPermission) {
 		return false, nil
 	}
@@ -225,6 +230,21 @@ func ShareWitness(h Head, by string, at time.Time) (bool, error) {
 	// owner can change its mode, so a failure here is not one.
 	_ = f.Chmod(0o664)
 	return true, writeWitnessLine(f, h, by, at)
+}
+
+// witnessAct appends the head after an operator's act (a rule, an epoch,
+// a vote, a reconciliation, a review, an operator added or removed) to
+// the witness this store consults, where its folder exists and this user
+// may write it (the operators' group: an agent never gets here, having no
+// operator key). The act is stored whatever happens here; a witness that
+// cannot be written is what verify, backup and console write again.
+func (s *Store) witnessAct(ctx context.Context) {
+	if s.witness == nil || s.witness.path == "" {
+		return
+	}
+	if h, err := s.Head(ctx); err == nil {
+		_, _ = shareWitnessAt(s.witness.path, h, "operator act", time.Now())
+	}
 }
 
 // Head returns the chain's current head.
