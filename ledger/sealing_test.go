@@ -313,3 +313,51 @@ func TestPostgresPendingEventsRefuseAgents(t *testing.T) {
 	}
 	verifyOK(t, r.admin)
 }
+
+// TestPostgresVerifyChecksPendingEvents: verify proves a pending event's
+// fact row as it proves a sealed event's, before it is sealed: a pending
+// event whose fact hash is not its row's, one of another type than its
+// table's, and a fact row whose pending event was deleted (a restored
+// copy that lost it) are each named. Before schema 16's verify step, the
+// fact rows of pending events were named as committed by no event.
+func TestPostgresVerifyChecksPendingEvents(t *testing.T) {
+	for _, c := range []struct{ name, edit, table string }{
+		{"a fact hash edited", "UPDATE pending_events SET fact_sha256 = repeat('0', 64) WHERE type = 'permit_issued'", "permits"},
+		{"a type edited", "UPDATE pending_events SET type = 'approval_requested' WHERE type = 'permit_issued'", "pending_events"},
+		{"an event deleted", "DELETE FROM pending_events WHERE type = 'permit_issued'", "permits"},
+	} {
+		r := newPGRoles(t)
+		owner := rawDB(t, r.owner)
+		release := holdHead(t, r.owner)
+		got := callFn(t, rawDB(t, r.bot1).DB, honestFn("run:pending", Payload{"run", "t", "b"}, "bot1"))
+		release()
+		if got.path != "new" || pendingCount(t, owner) != 3 {
+			t.Fatalf("the guard: %+v", got)
+		}
+		rep, err := r.admin.Verify(ctx)
+		if err != nil || !rep.OK() || rep.Unsealed != 3 {
+			t.Fatalf("verify with 3 pending events: %+v %v", rep, err)
+		}
+		tx, err := owner.DB.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{"ALTER TABLE pending_events DISABLE TRIGGER USER", c.edit, "ALTER TABLE pending_events ENABLE TRIGGER USER"} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				tx.Rollback()
+				t.Fatalf("%s: %s: %v", c.name, q, err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rep, err = r.admin.Verify(ctx)
+		named := false
+		for _, p := range rep.Problems {
+			named = named || p.Table == c.table
+		}
+		if err != nil || rep.OK() || !named {
+			t.Errorf("%s: verify %+v %v, want a problem in %s", c.name, rep.Problems, err, c.table)
+		}
+	}
+}
