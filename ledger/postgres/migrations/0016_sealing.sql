@@ -10,7 +10,8 @@
 -- verify, export and the witness prove a sealed event as they prove any
 -- other. Who seals: whoever holds the head. The guard tries the head
 -- without waiting (SKIP LOCKED) and, when it has it, seals everything
--- committed that it sees, its own events included; every function that
+-- committed that it sees and appends its own events after them, as
+-- before (the uncontended guard writes no pending row); every function that
 -- takes the head for the client's paths (tollgate_lock_head,
 -- tollgate_append_event, tollgate_append_events) seals what is pending
 -- first, so the chain keeps one order; a guard that found the head taken
@@ -457,31 +458,34 @@ BEGIN
             ARRAY[p_key, p_agent, o_now::text, o_expires_ms::text])];
     END IF;
 
-    -- The projection, then the events: pending, under the key's lock
-    -- alone. The head is taken only if it is free (SKIP LOCKED never
-    -- waits), and then this call seals what it sees, its own events
-    -- included; otherwise o_unsealed is its last pending id, which the
-    -- client seals after the commit (tollgate_seal).
-    PERFORM tollgate_refresh_index(p_key, CASE WHEN v_redacted = 1 THEN '' ELSE p_target END);
-    FOR i IN 1 .. cardinality(v_types) LOOP
-        INSERT INTO pending_events (action_key, type, actor, detail, at_ms, fact_table, fact_row, fact_sha256)
-            VALUES (p_key, v_types[i], p_agent, v_details[i], o_now, v_tables[i], p_key, v_hashes[i]) RETURNING id INTO o_unsealed;
-    END LOOP;
-    -- In a snapshot taken before this call's locks (a transaction of
-    -- REPEATABLE READ or SERIALIZABLE), the rules and epochs read above
-    -- may predate a change the locks waited for: there the head is
-    -- locked, waiting, as before schema 16, and a head that moved since
-    -- the snapshot refuses the call (40001,
+    -- The projection, then the events. The head is taken only if it is
+    -- free (SKIP LOCKED never waits): then the events are appended as
+    -- before, after what is pending (tollgate_append_events seals
+    -- first), the head held for this statement and the commit; else they
+    -- are committed pending, under the key's lock alone, and o_unsealed
+    -- is the last one's id, which the client seals after the commit
+    -- (tollgate_seal). In a snapshot taken before this call's locks (a
+    -- transaction of REPEATABLE READ or SERIALIZABLE) the rules and
+    -- epochs read above may predate a change the locks waited for: there
+    -- the head is waited for, as before schema 16, and a head that moved
+    -- since the snapshot refuses the call (40001,
     -- TestPostgresGuardAttackStaleSnapshot). In READ COMMITTED each
     -- statement read what was committed once the locks were held.
+    PERFORM tollgate_refresh_index(p_key, CASE WHEN v_redacted = 1 THEN '' ELSE p_target END);
     IF current_setting('transaction_isolation') <> 'read committed' THEN
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;
     ELSE
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE SKIP LOCKED;
     END IF;
     IF FOUND THEN
-        PERFORM tollgate_private.seal_pending();
-        o_unsealed := NULL;
+        PERFORM tollgate_append_events(
+            array_fill(p_key, ARRAY[cardinality(v_types)]), v_types, array_fill(p_agent, ARRAY[cardinality(v_types)]), v_details,
+            array_fill(o_now, ARRAY[cardinality(v_types)]), v_tables, array_fill(p_key, ARRAY[cardinality(v_types)]), v_hashes);
+    ELSE
+        FOR i IN 1 .. cardinality(v_types) LOOP
+            INSERT INTO pending_events (action_key, type, actor, detail, at_ms, fact_table, fact_row, fact_sha256)
+                VALUES (p_key, v_types[i], p_agent, v_details[i], o_now, v_tables[i], p_key, v_hashes[i]) RETURNING id INTO o_unsealed;
+        END LOOP;
     END IF;
     o_path := 'new';
 END $$;
