@@ -45,8 +45,9 @@ type EpochInfo struct {
 }
 
 // newUUID returns a random version 4 UUID in lowercase canonical form. Ids
-// come from crypto/rand, never from the clock.
-func newUUID() string {
+// come from crypto/rand, never from the clock. A variable only so that
+// the test comparing a new ledger with a migrated one can fix its id.
+var newUUID = func() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic(err) // crypto/rand never fails on supported platforms

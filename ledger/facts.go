@@ -344,16 +344,24 @@ const committedDecision = " AND EXISTS (SELECT 1 FROM events ev WHERE ev.fact_ta
 // keeps its intent and its final state, and nothing else.
 const archivedJoin = " LEFT JOIN archived_keys ak ON ak.action_key = i.action_key"
 
+// factsSQL is what loadFacts reads of the key its one parameter names,
+// scanned into keyFacts.dest.
+const factsSQL = "SELECT coalesce(ak.state, " + stageSQL + "), " + deadlineSQL +
+	", coalesce(d.reason, ''), coalesce(c.result, ak.result, ''), coalesce(e.mode, ''), coalesce(pl.agent, ''), coalesce(pl.kind, '')," +
+	" pl.action_key IS NOT NULL, coalesce(pl.redacted, 0)" + factsFrom +
+	" LEFT JOIN payloads pl ON pl.action_key = i.action_key" + archivedJoin + " WHERE i.action_key = ?"
+
+// dest is where factsSQL's columns scan to, the stage into stage.
+func (f *keyFacts) dest(stage *string) []any {
+	return []any{stage, &f.Deadline, &f.Reason, &f.Result, &f.Policy, &f.Agent, &f.Kind, &f.Retained, &f.Redacted}
+}
+
 // loadFacts reads one key's stage from the facts inside tx; an archived
 // key's is its stub's.
 func loadFacts(ctx context.Context, tx *Tx, key string) (keyFacts, error) {
 	var f keyFacts
 	var stage string
-	err := tx.QueryRowContext(ctx, "SELECT coalesce(ak.state, "+stageSQL+"), "+deadlineSQL+
-		", coalesce(d.reason, ''), coalesce(c.result, ak.result, ''), coalesce(e.mode, ''), coalesce(pl.agent, ''), coalesce(pl.kind, ''),"+
-		" pl.action_key IS NOT NULL, coalesce(pl.redacted, 0)"+factsFrom+
-		" LEFT JOIN payloads pl ON pl.action_key = i.action_key"+archivedJoin+" WHERE i.action_key = ?", key).
-		Scan(&stage, &f.Deadline, &f.Reason, &f.Result, &f.Policy, &f.Agent, &f.Kind, &f.Retained, &f.Redacted)
+	err := tx.QueryRowContext(ctx, factsSQL, key).Scan(f.dest(&stage)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return f, fmt.Errorf("%w: %s", ErrNotFound, key)
 	}

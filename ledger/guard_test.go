@@ -326,7 +326,11 @@ func TestListFiltersAndCounts(t *testing.T) {
 // moving clock, and checks the invariants after each run.
 func TestGuardProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
-	for run := 0; run < 12; run++ {
+	runs := 12
+	if testing.Short() {
+		runs = 3 // CI's race run, after the plain run has done all twelve
+	}
+	for run := 0; run < runs; run++ {
 		s, clk := openTest(t)
 		s.SetPolicy(ctx, approvals.Rule{Pattern: "auto", Mode: approvals.Auto}, "root")
 		s.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: 30 * time.Minute}, "root")

@@ -391,10 +391,20 @@ func (s *Store) Status(ctx context.Context, key string) (Detail, error) {
 	if err != nil {
 		return Detail{}, err
 	}
-	d, err := read(ctx, s, func(tx *Tx) (Detail, error) {
-		d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
-		return d, status(ctx, tx, &d)
-	})
+	var d Detail
+	done := false
+	if s.eng.Name() == "postgres" {
+		// One round trip (statusSQL); a key with signed facts reads its
+		// proofs in the one transaction below.
+		d = Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
+		done, err = s.statusOneTrip(ctx, &d)
+	}
+	if !done && err == nil {
+		d, err = read(ctx, s, func(tx *Tx) (Detail, error) {
+			d := Detail{Key: key, Logical: k.Logical, Epoch: k.Epoch}
+			return d, status(ctx, tx, &d)
+		})
+	}
 	if errors.Is(err, ErrNotFound) {
 		return d, fmt.Errorf("%w: %s", ErrNotFound, key)
 	}

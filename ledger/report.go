@@ -99,7 +99,21 @@ func reportTx(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome
 	now := tx.now
 	var holder string
 	var lease int64
-	err := tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", key).Scan(&holder, &lease)
+	var accepted Outcome
+	var f keyFacts
+	var err error
+	read := tx.onServer()
+	if read {
+		// One round trip for the three reads below (the permit, the
+		// accepted report, the key's facts): a key with a permit has an
+		// intent, so no row still means no permit.
+		var stage string
+		var acc sql.NullString
+		err = tx.QueryRowContext(ctx, reportReadSQL, key, key).Scan(append([]any{&holder, &lease, &acc}, f.dest(&stage)...)...)
+		accepted, f.Stage = Outcome(acc.String), State(stage)
+	} else {
+		err = tx.QueryRowContext(ctx, "SELECT permit_id, lease_ms FROM permits WHERE action_key = ?", key).Scan(&holder, &lease)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		why = fmt.Errorf("key %s: %w", key, ErrNoPermit)
@@ -112,13 +126,13 @@ func reportTx(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome
 		// Kept as evidence: who tried to report what, under which id.
 		return refused[ReportAnswer]{ans, why}, refuseReport(ctx, tx, key, permitID, outcome, opt, why, now)
 	}
-	var accepted Outcome
-	if err := tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return refused[ReportAnswer]{val: ans}, err
-	}
-	f, err := loadFacts(ctx, tx, key)
-	if err != nil {
-		return refused[ReportAnswer]{val: ans}, err
+	if !read {
+		if err := tx.QueryRowContext(ctx, "SELECT outcome FROM reports WHERE action_key = ? AND kind = 'accepted'", key).Scan(&accepted); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return refused[ReportAnswer]{val: ans}, err
+		}
+		if f, err = loadFacts(ctx, tx, key); err != nil {
+			return refused[ReportAnswer]{val: ans}, err
+		}
 	}
 	kind := "accepted"
 	switch {
@@ -161,6 +175,12 @@ func reportTx(ctx context.Context, tx *Tx, key, permitID string, outcome Outcome
 	ans.SafeNewKey = safeNewKey(ans.State, f.Result)
 	return refused[ReportAnswer]{ans, why}, nil
 }
+
+// reportReadSQL is, on PostgreSQL, a report's reads in one statement:
+// the key's permit, its accepted report's outcome (NULL: none) and
+// factsSQL's columns; no row when the key has no permit.
+const reportReadSQL = "SELECT pm.permit_id, pm.lease_ms, (SELECT outcome FROM reports WHERE action_key = pm.action_key AND kind = 'accepted'), f.*" +
+	" FROM (" + factsSQL + ") f JOIN permits pm ON pm.action_key = ?"
 
 // outcomeStage is the stage an accepted report moves its key to.
 func outcomeStage(o Outcome) State {

@@ -111,7 +111,7 @@ func createLedger(ctx context.Context, path string, opt Options) error {
 	if e.w, err = openWriter(tmp, opt); err != nil {
 		return err
 	}
-	err = e.migrate(ctx, 0, opt.After)
+	err = e.create(ctx, opt.After)
 	if err2 := e.w.Close(); err == nil {
 		err = err2
 	}

@@ -420,6 +420,11 @@ func (e *Engine) migrate(ctx context.Context, version int, after engine.Migratio
 			return err
 		}
 	}
+	return e.walMode(ctx)
+}
+
+// walMode switches the file to WAL, last: it rewrites the header.
+func (e *Engine) walMode(ctx context.Context) error {
 	var mode string
 	if err := e.w.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return e.MapError(err)
