@@ -59,8 +59,8 @@ type VerifyReport struct {
 	// Unsealed counts the committed events not yet sealed into the chain
 	// (PostgreSQL, schema 16), which verify checks against their fact
 	// rows; OldestUnsealedMS is the oldest one's age in milliseconds.
-	Unsealed         int64 `json:"unsealed_events"`
-	OldestUnsealedMS int64 `json:"oldest_unsealed_ms"`
+	Unsealed         int64 `json:"unsealed_events,omitempty"`
+	OldestUnsealedMS int64 `json:"oldest_unsealed_ms,omitempty"`
 	// Anchor names the operators file verify checked signing keys against,
 	// or says there is none (and what that means).
 	Anchor string `json:"anchor"`
