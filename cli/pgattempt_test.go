@@ -13,9 +13,11 @@ import (
 
 // holdHeadLock opens a transaction on db that locks the chain head's row,
 // as an operator would who ran `BEGIN; SELECT ... FOR UPDATE` in psql and
-// went to lunch: every write of the ledger waits for it. The returned
-// function ends the transaction.
-func holdHeadLock(t *testing.T, db string) func() {
+// went to lunch, and the locks of keys: every write of the ledger that
+// appends at the head waits for it, and a new key's guard, which commits
+// its events pending under its key's lock alone (schema 16), waits for
+// its key's. The returned function ends the transaction.
+func holdHeadLock(t *testing.T, db string, keys ...string) func() {
 	t.Helper()
 	conn, err := sql.Open("pgx", db)
 	if err != nil {
@@ -27,6 +29,11 @@ func holdHeadLock(t *testing.T, db string) func() {
 	}
 	if _, err := tx.Exec("SELECT 1 FROM chain_head FOR UPDATE"); err != nil {
 		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if _, err := tx.Exec("SELECT tollgate_lock_key($1)", k); err != nil {
+			t.Fatal(err)
+		}
 	}
 	done := false
 	release := func() {
@@ -97,7 +104,7 @@ func TestPostgresLockWaitIsBoundedPerAttempt(t *testing.T) {
 	permit := g.json(t)["permit_id"].(string)
 
 	env := []string{"TOLLGATE_RETRY_FOR=4s"}
-	release := holdHeadLock(t, owner)
+	release := holdHeadLock(t, owner, "job:held-2")
 	for _, tc := range []struct {
 		what string
 		env  []string

@@ -55,7 +55,7 @@ func TestProgressAfterTwoSecondsOnly(t *testing.T) {
 	time.Sleep(60 * time.Millisecond)
 	p.finish()
 	out := slow.String()
-	for _, want := range []string{"verify: step 2 of 10, the hash chain", "verify: step 6 of 10, the projection", "export: 3000 actions written"} {
+	for _, want := range []string{"verify: step 2 of 11, the hash chain", "verify: step 6 of 11, the projection", "export: 3000 actions written"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("progress %q lacks %q", out, want)
 		}

@@ -45,6 +45,10 @@ func childMain(mode string) int {
 		until, _ := strconv.ParseInt(os.Getenv("TOLLGATE_CHILD_UNTIL"), 10, 64)
 		return contendChild(m, path, id, time.UnixMilli(until))
 	}
+	if mode == "seal" {
+		keys, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_KEYS"))
+		return sealChild(path, id, keys)
+	}
 	if mode == "archive" {
 		return archiveChild(path, os.Getenv("TOLLGATE_CHILD_ARCHIVE"))
 	}

@@ -56,6 +56,11 @@ type VerifyReport struct {
 	// expected, not a problem.
 	External  int64  `json:"external_intents"`
 	ChainHead string `json:"chain_head"`
+	// Unsealed counts the committed events not yet sealed into the chain
+	// (PostgreSQL, schema 16), which verify checks against their fact
+	// rows; OldestUnsealedMS is the oldest one's age in milliseconds.
+	Unsealed         int64 `json:"unsealed_events,omitempty"`
+	OldestUnsealedMS int64 `json:"oldest_unsealed_ms,omitempty"`
 	// Anchor names the operators file verify checked signing keys against,
 	// or says there is none (and what that means).
 	Anchor string `json:"anchor"`
@@ -97,7 +102,7 @@ var verifySteps = [...]struct {
 	name string
 	run  func(context.Context, *Tx, *VerifyReport) error
 }{
-	{"the hash chain", verifyChain}, {"fact rows against their events", verifyFacts}, {"payload digests", verifyPayloads},
+	{"the hash chain", verifyChain}, {"events not yet sealed", verifyPending}, {"fact rows against their events", verifyFacts}, {"payload digests", verifyPayloads},
 	{"conflicts", verifyConflicts}, {"the projection", verifyIndex}, {"permits' justifications", verifyJustified},
 	{"signatures", verifySignatures}, {"archived keys and their checkpoints", verifyArchives},
 }
@@ -303,11 +308,15 @@ func sumFacts(ctx context.Context, tx *Tx, sum *factSum) (int64, error) {
 // joinFacts names each fact row that no event, or more than one, commits
 // as it is, and each event whose row is gone.
 func joinFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	evs, err := eventsAndPending(ctx, tx)
+	if err != nil {
+		return err
+	}
 	for i := range factTables {
 		t := &factTables[i]
 		n := t.ncols()
 		q := "SELECT " + prefixCols("t.", t.cols) + ", e.seq, coalesce(e.fact_sha256, ''), coalesce(e.action_key, '') FROM " + t.name +
-			" t LEFT JOIN events e ON e.fact_table = '" + t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT) ORDER BY t." + t.id + ", e.seq"
+			" t LEFT JOIN " + evs + " e ON e.fact_table = '" + t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT) ORDER BY t." + t.id + ", e.seq"
 		if err := scanFactGroups(ctx, tx, q, n, func(g factGroup) { judgeFact(rep, t, g) }); err != nil {
 			return err
 		}
@@ -319,7 +328,7 @@ func joinFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			seq      int64
 			row, key string
 		}
-		missing, err := queryRows(ctx, tx, "SELECT e.seq, e.fact_row, e.action_key FROM events e WHERE e.fact_table = '"+t.name+
+		missing, err := queryRows(ctx, tx, "SELECT e.seq, e.fact_row, e.action_key FROM "+evs+" e WHERE e.fact_table = '"+t.name+
 			"' AND NOT EXISTS (SELECT 1 FROM "+t.name+" t WHERE "+match+") ORDER BY e.seq", nil, func(r *sql.Rows, g *gone) error {
 			return r.Scan(&g.seq, &g.row, &g.key)
 		})

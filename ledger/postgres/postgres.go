@@ -401,6 +401,9 @@ type guardResult struct {
 	PermitID  string `json:"o_permit_id"`
 	LeaseMS   int64  `json:"o_lease_ms"`
 	ExpiresMS int64  `json:"o_expires_ms"`
+	// Unsealed is the call's last pending event when it found the chain
+	// head taken (schema 16), nil when its events are in the chain.
+	Unsealed *int64 `json:"o_unsealed"`
 }
 
 // ServerGuard implements engine.ServerGuard with tollgate_guard
@@ -451,7 +454,32 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	}
 	r = engine.GuardReply{Path: engine.GuardPath(g.Path), Answer: g.Answer, Now: g.Now, Mode: g.Mode, RuleID: g.Rule, Pattern: g.Pattern,
 		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS}
+	if g.Unsealed != nil {
+		sealAfter(ctx, conn, *g.Unsealed)
+	}
 	return r, true, nil
+}
+
+// maxSealWait bounds a guard's wait for the chain head after its commit:
+// a role that holds the head delays the guard by this much at most.
+const maxSealWait = time.Second
+
+// sealAfter seals a committed guard's pending events (schema 16) when
+// the guard found the chain head taken: one more call, after the commit,
+// which returns at once if the head's holder sealed them meanwhile. The
+// guard's answer is committed whatever this does: a head held past the
+// attempt's time leaves the events pending, checked by verify, for the
+// next holder of the head to seal, so its error is not the caller's.
+func sealAfter(ctx context.Context, conn *sql.Conn, through int64) {
+	waitMS := maxSealWait.Milliseconds()
+	if d, ok := ctx.Deadline(); ok {
+		waitMS = min(waitMS, time.Until(d).Milliseconds()/2)
+		if waitMS < 1 {
+			return
+		}
+	}
+	var n int64
+	_ = conn.QueryRowContext(ctx, "SELECT tollgate_seal($1, $2)", through, waitMS).Scan(&n)
 }
 
 // minLockWait is the shortest lock wait worth sending a guard for: with
