@@ -606,7 +606,7 @@ func BenchmarkStartupByDependency(b *testing.B) {
 // 100,000-action ledger, tollgate export against sqlite3 .dump of the same
 // file, and tollgate verify against PRAGMA integrity_check, and reports
 // the medians, their ratios and export's peak resident memory. It fails
-// when export takes over 3x the dump or over 64 MB, or verify over 2.8x
+// when export takes over 3x the dump or over 64 MB, or verify over 3.3x (2.8x until this session's checks: pending events, the committed rows of archived runs and the quorum from signed rules took it to 2.9x in CI)
 // integrity_check. TOLLGATE_BENCH_ACTIONS
 // picks another size (1000000 for the README's figure).
 func BenchmarkExportDump100k(b *testing.B) {
@@ -685,8 +685,8 @@ func BenchmarkExportDump100k(b *testing.B) {
 	// proved fact rows by a keyed sum and let SQLite clear the projection);
 	// the goal is 1.3x, out of reach while the chain walk alone, every event
 	// read and hashed, costs over a third of integrity_check.
-	if v/ic > 2.8 {
-		b.Errorf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over 2.8x", v, v/ic, ic)
+	if v/ic > 3.3 {
+		b.Errorf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over 3.3x", v, v/ic, ic)
 	} else if v/ic > 1.3 {
 		b.Logf("verify takes %.2f s, %.1fx PRAGMA integrity_check (%.2f s): over the 1.3x goal", v, v/ic, ic)
 	}
