@@ -71,11 +71,14 @@ CREATE UNLOGGED TABLE tollgate_private.guard_writing (
 );
 
 -- Whether tollgate_guard is writing in this transaction: only its rows
--- are being inserted.
+-- are being inserted. PL/pgSQL, not SQL: a SQL function that is not
+-- inlined plans its query at every call, 0.07 ms here, nine times a
+-- guard; PL/pgSQL plans it once per session.
 CREATE FUNCTION tollgate_guard_writing() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
-    SELECT EXISTS (SELECT 1 FROM tollgate_private.guard_writing WHERE txid = txid_current_if_assigned())
-$$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM tollgate_private.guard_writing WHERE txid = txid_current_if_assigned());
+END $$;
 REVOKE ALL ON FUNCTION tollgate_guard_writing() FROM PUBLIC;
 
 DROP TRIGGER events_commit_own_facts ON events;
