@@ -411,9 +411,13 @@ func (c *cmdCtx) openAttempt(ctx context.Context, path string, opt ledger.Option
 // --attempt-timeout, --json): Main and the completion scripts read them
 // from here.
 func commonFlags(fs *flag.FlagSet, jsonOut *bool) (db *string, retryFor, attempt *time.Duration) {
-	db = fs.String("db", "", "ledger file")
-	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
-	attempt = fs.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried")
+	db = fs.String("db", "", "ledger file or postgres:// URL (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
+	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75, at most 1h ($TOLLGATE_RETRY_FOR when not given)")
+	attempt = fs.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried, 0 for no limit but --retry-for ($TOLLGATE_ATTEMPT_TIMEOUT when not given)")
+	// -1 only means "not given"; --help shows the default that applies
+	// then, not "(default -1ns)".
+	fs.Lookup("retry-for").DefValue = DefaultRetryFor.String()
+	fs.Lookup("attempt-timeout").DefValue = DefaultAttemptTimeout.String()
 	fs.BoolVar(jsonOut, "json", false, "print one JSON object")
 	return db, retryFor, attempt
 }

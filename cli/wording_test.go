@@ -39,3 +39,18 @@ func TestTextAnswersSayWhatToDo(t *testing.T) {
 		t.Errorf("status of an uncertain key does not say what settles it:\n%s", r.stdout)
 	}
 }
+
+// TestHelpShowsTheDefaultsThatApply: every command's --help gives
+// --retry-for and --attempt-timeout the defaults the README and
+// docs/cli.md name (30s, 10s), not the "(default -1ns)" that stands for
+// "not given" inside.
+func TestHelpShowsTheDefaultsThatApply(t *testing.T) {
+	db := newDB(t)
+	for _, args := range [][]string{{"guard", "--help"}, {"approve", "--help"}, {"epoch", "show", "--help"}} {
+		r := run(t, db, "", args...)
+		want(t, r, cli.ExitOK)
+		if strings.Contains(r.stdout, "-1ns") || !strings.Contains(r.stdout, "(default 30s)") || !strings.Contains(r.stdout, "(default 10s)") {
+			t.Errorf("%v:\n%s", args, r.stdout)
+		}
+	}
+}
