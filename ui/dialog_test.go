@@ -49,3 +49,21 @@ func TestDialogProblemClearsOnceAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionKeyFromHelpShowsTheDialog: a decision key pressed while the
+// help page is open opens its confirmation where it can be read; before,
+// the dialog opened under the help page and the next enter approved a
+// key whose confirmation (key, digest) was never on screen.
+func TestDecisionKeyFromHelpShowsTheDialog(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:h-1", "refund", "40 EUR", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund:h-1")
+	tm.Send(press("?"))
+	waitFor(t, tm, "select all / none")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	if m := finalModel(t, tm); m.dialog == nil || m.showHelp {
+		t.Errorf("dialog open %v, help open over it %v", m.dialog != nil, m.showHelp)
+	}
+}
