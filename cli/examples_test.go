@@ -328,3 +328,15 @@ func TestExampleCIVerifyBackup(t *testing.T) {
 		t.Fatalf("the job passed with no ledger: %d\n%s", code, out)
 	}
 }
+
+// TestExampleShellAgentFirstRun: the shell agent's first run, on a ledger
+// that does not exist yet (a newcomer's), asks for approval and says so,
+// with no "no ledger" error from reading the epoch on the way.
+func TestExampleShellAgentFirstRun(t *testing.T) {
+	sqliteOnly(t)
+	db := newDB(t) // not created: the first guard creates it
+	code, out := runExample(t, db, []string{"RETRY_FOR=0", "RETRY_EVERY=1"}, "sh", examplePath(t, "shell-agent/agent.sh"), "7", "100")
+	if code != cli.ExitRetry || !strings.Contains(out, "still pending") || strings.Contains(out, "no ledger") {
+		t.Fatalf("first run: exit %d\n%s", code, out)
+	}
+}
