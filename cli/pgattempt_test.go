@@ -16,7 +16,8 @@ import (
 // went to lunch, and the locks of keys: every write of the ledger that
 // appends at the head waits for it, and a new key's guard, which commits
 // its events pending under its key's lock alone (schema 16), waits for
-// its key's. The returned function ends the transaction.
+// its key's, as does a report in one call (schema 19). The returned
+// function ends the transaction.
 func holdHeadLock(t *testing.T, db string, keys ...string) func() {
 	t.Helper()
 	conn, err := sql.Open("pgx", db)
@@ -104,7 +105,7 @@ func TestPostgresLockWaitIsBoundedPerAttempt(t *testing.T) {
 	permit := g.json(t)["permit_id"].(string)
 
 	env := []string{"TOLLGATE_RETRY_FOR=4s"}
-	release := holdHeadLock(t, owner, "job:held-2")
+	release := holdHeadLock(t, owner, "job:held-2", "job:held-1")
 	for _, tc := range []struct {
 		what string
 		env  []string
@@ -138,7 +139,7 @@ func TestPostgresLockWaitIsBoundedPerAttempt(t *testing.T) {
 	}
 
 	// The lock let go while the call retries: a later attempt gets it.
-	release = holdHeadLock(t, owner)
+	release = holdHeadLock(t, owner, "job:held-1")
 	go func() {
 		time.Sleep(2500 * time.Millisecond)
 		release()

@@ -157,14 +157,17 @@ func (r *rig) start(t *testing.T, n int, d time.Duration) (context.Context, time
 }
 
 // agents starts n agent loops until stop. Pair p's two agents guard the
-// same keys, in the same order, with the same payload; the one given the
-// permit reports. Every fourth key needs an operator's approval.
+// same keys, in the same order, with the same payload, under one login
+// role (one agent's two processes: an approved request's permit goes
+// only to the role that made it, schema 17), the pairs spread over the
+// roles; the one given the permit reports. Every fourth key needs an
+// operator's approval.
 func (r *rig) agents(ctx context.Context, wg *sync.WaitGroup, n int, stop time.Time) {
 	for a := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			db, who := r.hosts[a%len(r.hosts)], fmt.Sprintf("agent%d", a)
+			db, who := r.hosts[(a/2)%len(r.hosts)], fmt.Sprintf("agent%d", a)
 			for i := 0; time.Now().Before(stop); i++ {
 				kind := "job"
 				if i%4 == 3 {

@@ -81,6 +81,11 @@ func (s *Store) Report(ctx context.Context, key, permitID string, outcome Outcom
 	if err := CheckReportInput(key, outcome, opt); err != nil {
 		return ReportAnswer{}, err
 	}
+	if sr, ok := s.serverReport(); ok {
+		if a, done, err := s.reportOnServer(ctx, sr, key, permitID, outcome, opt); err != nil || done {
+			return a, err
+		}
+	}
 	r, err := writeKeyed(ctx, s, logicalOf(key), func(tx *Tx) (refused[ReportAnswer], error) {
 		return reportTx(ctx, tx, key, permitID, outcome, opt)
 	})

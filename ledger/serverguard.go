@@ -44,29 +44,10 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 	}
 	var r engine.GuardReply
 	var has bool
-	err := s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
-		// A lock the database cannot have within the attempt's time left
-		// (ctx's deadline) it gives up: the engine measures that time
-		// once it holds a connection.
-		t0 := time.Now()
-		var err error
+	err := s.callOnServer(ctx, func(ctx context.Context) (err error) {
 		r, has, err = sg.ServerGuard(ctx, c)
-		switch {
-		case err == nil:
-		case errors.Is(err, engine.ErrNotSent):
-			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
-		case gaveUpLock(err):
-			// The database's own bound on this attempt: nothing committed,
-			// exactly as an attempt of the client path abandoned while it
-			// waited for a lock.
-			return &abandonedError{err: fmt.Errorf("the database gave up a lock at the attempt's deadline (%s)", s.eng.MapError(err)),
-				after: time.Since(t0).Round(100 * time.Millisecond)}
-		case s.retryable(err) && !notSent(err) && !errors.Is(s.eng.MapError(err), ErrBusy):
-			c.Retry = true
-			return &commitError{err}
-		}
 		return err
-	})
+	}, func() { c.Retry = true })
 	if err != nil || !has {
 		return Answer{}, false, err
 	}
@@ -95,6 +76,67 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 		return Answer{}, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("ledger: the database's guard of key %s answered an unknown path %q", c.Key, r.Path)
+}
+
+// callOnServer runs one call of the engine's own (a transaction of its
+// own), retried as a write is. A lock the database cannot have within
+// the attempt's time left (ctx's deadline) it gives up: the engine
+// measures that time once it holds a connection. A failure after the
+// call was sent may have committed it: sent is told before the retry,
+// and a caller whose retries all fail is told the commit is unknown.
+func (s *Store) callOnServer(ctx context.Context, call func(context.Context) error, sent func()) error {
+	return s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error {
+		t0 := time.Now()
+		err := call(ctx)
+		switch {
+		case err == nil:
+		case errors.Is(err, engine.ErrNotSent):
+			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
+		case gaveUpLock(err):
+			// The database's own bound on this attempt: nothing committed,
+			// exactly as an attempt of the client path abandoned while it
+			// waited for a lock.
+			return &abandonedError{err: fmt.Errorf("the database gave up a lock at the attempt's deadline (%s)", s.eng.MapError(err)),
+				after: time.Since(t0).Round(100 * time.Millisecond)}
+		case s.retryable(err) && !notSent(err) && !errors.Is(s.eng.MapError(err), ErrBusy):
+			sent()
+			return &commitError{err}
+		}
+		return err
+	})
+}
+
+// serverReport returns the engine's one-call report when this store may
+// use it: a writer on an engine that has one (PostgreSQL, schema 19)
+// whose time is the engine's. A grouped or sealed store writes as it
+// always did.
+func (s *Store) serverReport() (engine.ServerReport, bool) {
+	sr, ok := s.eng.(engine.ServerReport)
+	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() {
+		return nil, false
+	}
+	return sr, true
+}
+
+// reportOnServer files one report through the engine's call. done is
+// false when the database left the report to the full path (it wrote
+// nothing then: a refusal, a replay, a late report, a reconciled key) or
+// has no such call. A retry after a lost answer finds the report it
+// committed and is answered by the full path as a replay.
+func (s *Store) reportOnServer(ctx context.Context, sr engine.ServerReport, key, permitID string, outcome Outcome, opt ReportOptions) (ReportAnswer, bool, error) {
+	c := engine.ReportCall{Key: key, PermitID: permitID, Outcome: string(outcome), Ref: opt.Ref, LatencyMS: opt.Latency.Milliseconds(), Result: opt.Result}
+	var r engine.ReportReply
+	var has bool
+	err := s.callOnServer(ctx, func(ctx context.Context) (err error) {
+		r, has, err = sr.ServerReport(ctx, c)
+		return err
+	}, func() {})
+	if err != nil || !has || !r.Done {
+		return ReportAnswer{}, false, err
+	}
+	s.commits.Add(1)
+	st := stateFrom(outcomeStage(outcome), 0, r.Now)
+	return ReportAnswer{Key: key, State: st, Outcome: outcome, SafeNewKey: safeNewKey(st, "")}, true, nil
 }
 
 // newKeyAnswer is the answer to the call that recorded a new key and took

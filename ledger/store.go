@@ -251,12 +251,26 @@ func New(ctx context.Context, eng engine.Engine, opt Options) (*Store, error) {
 		return s, nil // fastLookup asks the writer connection, unprepared
 	}
 	if s.fast, err = s.r.PrepareContext(ctx, eng.Rebind(fastQuery)); err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
+		return nil, openFailed(eng, err)
 	}
 	if s.fastArchived, err = s.r.PrepareContext(ctx, eng.Rebind(fastArchivedQuery)); err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
+		return nil, openFailed(eng, err)
 	}
 	return s, nil
+}
+
+// openFailed is the error of an open whose engine answered but whose
+// statements could not be prepared. The reader pool makes connections of
+// its own, so a server failing over between the engine's first
+// connection and these (TestPostgresFailoverWithoutLoss: one reset, the
+// other host still read-only) is met here too: nothing was asked of the
+// ledger, and opening again is safe (ErrUnavailable).
+func openFailed(eng engine.Engine, err error) error {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) || eng.Retryable(err) {
+		return fmt.Errorf("open ledger %s: %w (%v)", eng.Location(), ErrUnavailable, err)
+	}
+	return fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 }
 
 // afterMigration is the state machine's part of the schema's migrations:

@@ -171,6 +171,34 @@ type GuardReply struct {
 	EpochRead          bool
 }
 
+// ServerReport is an engine that files the common report whole in one
+// call of its own (PostgreSQL from schema 19, tollgate_report): the
+// permit holder's first report, within the lease, of a key no operator
+// has reconciled, filed as accepted at the database's time. Anything
+// else it answers Done false, having written nothing, and the state
+// machine takes its own path. Its second result is false, with nothing
+// sent, when the schema has no such call. The call's lock waits are
+// bounded by ctx's deadline as a ServerGuard's are.
+type ServerReport interface {
+	ServerReport(ctx context.Context, c ReportCall) (ReportReply, bool, error)
+}
+
+// ReportCall is what a report sends: the key, the permit's id, the
+// outcome, the reference to the external effect, the latency and the
+// result kept for a replay.
+type ReportCall struct {
+	Key, PermitID, Outcome, Ref string
+	LatencyMS                   int64
+	Result                      string
+}
+
+// ReportReply is a server-side report's answer: Done when the report was
+// filed as accepted, at the database's time Now.
+type ReportReply struct {
+	Done bool
+	Now  int64
+}
+
 // Watch tells whether any process committed since it was last asked.
 type Watch interface {
 	// Changed reports whether the ledger changed since the previous call;

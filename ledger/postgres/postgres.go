@@ -71,8 +71,9 @@ type Engine struct {
 	db       *sql.DB
 	location string
 	ro       bool
-	// guardFn is set when the schema has tollgate_guard (version 14).
-	guardFn bool
+	// guardFn is set when the schema has tollgate_guard (version 14),
+	// reportFn when it has tollgate_report (version 19).
+	guardFn, reportFn bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -145,7 +146,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
 	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
-		e.guardFn = version >= guardVersion
+		e.guardFn, e.reportFn = version >= guardVersion, version >= reportVersion
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -161,6 +162,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("open ledger %s: %w", e.location, err)
 	}
 	e.guardFn = opt.UpTo == 0 || opt.UpTo >= guardVersion
+	e.reportFn = opt.UpTo == 0 || opt.UpTo >= reportVersion
 	return nil
 }
 
@@ -421,22 +423,11 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	if c.Retry {
 		q = retryGuardSQL
 	}
-	// The connection first: making one (TLS included) takes part of the
-	// attempt's time, which the lock's bound must not count on.
-	conn, err := e.db.Conn(ctx)
+	conn, waitMS, err := e.callConn(ctx)
 	if err != nil {
-		return r, true, fmt.Errorf("%w: no connection: %w", engine.ErrNotSent, err)
+		return r, true, err
 	}
 	defer conn.Close()
-	var waitMS int64 // no bound without a deadline
-	if d, ok := ctx.Deadline(); ok {
-		left := time.Until(d)
-		wait := left - min(left/3, 250*time.Millisecond)
-		if wait < minLockWait {
-			return r, true, fmt.Errorf("%w: %s left of the attempt, too little to wait for a lock", engine.ErrNotSent, left.Round(time.Millisecond))
-		}
-		waitMS = wait.Milliseconds()
-	}
 	var answer, epoch, called sql.NullString
 	err = conn.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
 		c.Context, c.LeaseMS, c.PermitID, waitMS).Scan(&answer, &epoch, &called)
@@ -458,6 +449,69 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 		sealAfter(ctx, conn, *g.Unsealed)
 	}
 	return r, true, nil
+}
+
+// callConn is the connection a one-call function runs on and the bound,
+// in ms, on its lock waits (0: none, without a deadline). The connection
+// comes first: making one (TLS included) takes part of the attempt's
+// time, which the lock's bound must not count on; with too little time
+// left nothing is sent (engine.ErrNotSent).
+func (e *Engine) callConn(ctx context.Context) (*sql.Conn, int64, error) {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: no connection: %w", engine.ErrNotSent, err)
+	}
+	var waitMS int64
+	if d, ok := ctx.Deadline(); ok {
+		left := time.Until(d)
+		wait := left - min(left/3, 250*time.Millisecond)
+		if wait < minLockWait {
+			conn.Close()
+			return nil, 0, fmt.Errorf("%w: %s left of the attempt, too little to wait for a lock", engine.ErrNotSent, left.Round(time.Millisecond))
+		}
+		waitMS = wait.Milliseconds()
+	}
+	return conn, waitMS, nil
+}
+
+// reportVersion is the schema version that made tollgate_report.
+const reportVersion = 19
+
+// reportResult is tollgate_report's OUT parameters as to_json writes them.
+type reportResult struct {
+	Path string `json:"o_path"`
+	Now  int64  `json:"o_now"`
+	// Unsealed is the report's pending event when it found the chain head
+	// taken, nil when its event is in the chain.
+	Unsealed *int64 `json:"o_unsealed"`
+}
+
+// ServerReport implements engine.ServerReport with tollgate_report
+// (schema 19).
+func (e *Engine) ServerReport(ctx context.Context, c engine.ReportCall) (engine.ReportReply, bool, error) {
+	var r engine.ReportReply
+	if !e.reportFn || e.ro {
+		return r, false, nil
+	}
+	conn, waitMS, err := e.callConn(ctx)
+	if err != nil {
+		return r, true, err
+	}
+	defer conn.Close()
+	var called string
+	err = conn.QueryRowContext(ctx, "SELECT to_json(tollgate_report($1, $2, $3, $4, $5, $6, $7))::text",
+		c.Key, c.PermitID, c.Outcome, c.Ref, c.LatencyMS, c.Result, waitMS).Scan(&called)
+	if err != nil {
+		return r, true, err
+	}
+	var g reportResult
+	if err := json.Unmarshal([]byte(called), &g); err != nil {
+		return r, true, fmt.Errorf("tollgate_report's answer: %w", err)
+	}
+	if g.Unsealed != nil {
+		sealAfter(ctx, conn, *g.Unsealed)
+	}
+	return engine.ReportReply{Done: g.Path == "new", Now: g.Now}, true, nil
 }
 
 // maxSealWait bounds a guard's wait for the chain head after its commit:
