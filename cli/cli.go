@@ -157,7 +157,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if name != "" {
 			prefix += " " + name
 		}
-		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, errorText(err))
+		fmt.Fprintf(env.Stderr, "%s: %s%s\n", prefix, errorText(err), nextStep(err))
 		code, obj := refusal(err)
 		if jsonMode {
 			writeJSON(env.Stdout, obj)
@@ -491,4 +491,15 @@ func cmdUsage(w io.Writer, cmd command, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// nextStep is what a newcomer does about an error whose text alone does
+// not say, after it on stderr: a missing SQLite ledger is created by
+// 'tollgate migrate' or the first record or guard (a PostgreSQL one's
+// text already names migrate).
+func nextStep(err error) string {
+	if errors.Is(err, ledger.ErrNoLedger) && !strings.Contains(err.Error(), "tollgate migrate") {
+		return "; 'tollgate migrate' creates it (so does the first record or guard), or --db / $TOLLGATE_DB names another"
+	}
+	return ""
 }

@@ -54,3 +54,16 @@ func TestHelpShowsTheDefaultsThatApply(t *testing.T) {
 		}
 	}
 }
+
+// TestNoLedgerSaysHowToMakeOne: the first command a newcomer runs on a
+// machine with no ledger (the console, list) says how one is made, not
+// only that none exists.
+func TestNoLedgerSaysHowToMakeOne(t *testing.T) {
+	sqliteOnly(t)
+	db := newDB(t)
+	r := run(t, db, "", "list")
+	want(t, r, cli.ExitNotFound)
+	if !strings.Contains(r.stderr, "no ledger at") || !strings.Contains(r.stderr, "'tollgate migrate' creates it") {
+		t.Errorf("list with no ledger: %q", r.stderr)
+	}
+}
