@@ -109,8 +109,11 @@ type Model struct {
 	refresh   time.Time
 	lastErr   string
 	notice    string
-	// refreshErr: the last refresh failed, and its message may be shown.
+	// refreshErr: the last refresh failed, and its message may be shown;
+	// failures in a row set retryAt, before which no refresh is tried.
 	refreshErr bool
+	failures   int
+	retryAt    time.Time
 	inflight   bool
 	width      int
 	height     int
@@ -367,6 +370,9 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.tick()}
 	switch {
 	case m.inflight:
+	case time.Now().Before(m.retryAt):
+		// The last refresh failed: wait out its backoff rather than ask a
+		// stopped server ten times a second.
 	case m.deadlinePassed():
 		// A state that changes because time passes (an approval
 		// expiring, a lease running out) changes no file: re-read.
@@ -858,6 +864,9 @@ func (m *Model) say(sev severity, text string) {
 	m.log.add(m.opt.Now(), sev, text)
 }
 
+// maxRefreshBackoff bounds the wait between refreshes while they fail.
+const maxRefreshBackoff = 2 * time.Second
+
 // refreshPrefix starts the message of a failed refresh.
 const refreshPrefix = "refresh failed, retrying; the list is as of the status bar's time: "
 
@@ -867,6 +876,11 @@ const refreshPrefix = "refresh failed, retrying; the list is as of the status ba
 // which the operator must read; the log has it either way.
 func (m *Model) refreshFailed(err error) {
 	m.refreshErr = true
+	// Backoff on the wall clock (the ledger's clock may stand still in
+	// tests): the refresh interval doubled per failure, at most
+	// maxRefreshBackoff, so a server back up is seen within that.
+	m.failures = min(m.failures+1, 16)
+	m.retryAt = time.Now().Add(min(m.opt.Refresh<<m.failures, maxRefreshBackoff))
 	m.background(refreshPrefix + safetext.Escape(err.Error()))
 }
 
@@ -897,7 +911,7 @@ func (m *Model) refreshed() {
 	if !m.refreshErr {
 		return
 	}
-	m.refreshErr = false
+	m.refreshErr, m.failures, m.retryAt = false, 0, time.Time{}
 	const back = "the ledger answers again: the list is current"
 	m.log.add(m.opt.Now(), sevInfo, back)
 	if strings.HasPrefix(m.lastErr, refreshPrefix) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestOutageKeepsTheDecisionsResult: while the ledger cannot be read (a
@@ -51,5 +52,38 @@ func TestOutageKeepsTheDecisionsResult(t *testing.T) {
 	m.Update(checkedMsg{})
 	if m.lastErr != "" || !strings.Contains(m.notice, "the ledger answers again") {
 		t.Errorf("after a good refresh: error %q, notice %q", m.lastErr, m.notice)
+	}
+}
+
+// TestFailingRefreshBacksOff: while refreshes fail, the console waits
+// longer between them (at most maxRefreshBackoff) instead of asking a
+// stopped server every tick; once one succeeds it checks every tick again.
+func TestFailingRefreshBacksOff(t *testing.T) {
+	f := newFixture(t)
+	m, err := New(Options{Store: f.s, Operator: "alice", Refresh: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	down := errors.New("connection refused")
+	for range 5 {
+		m.Update(checkedMsg{err: down})
+	}
+	m.Update(tickMsg{})
+	if m.inflight {
+		t.Fatal("a tick right after five failed refreshes asked the ledger again")
+	}
+	if wait := time.Until(m.retryAt); wait < time.Second || wait > maxRefreshBackoff {
+		t.Errorf("after five failures the next try is in %v", wait)
+	}
+	m.retryAt = time.Now() // the backoff passed
+	m.Update(tickMsg{})
+	if !m.inflight {
+		t.Fatal("no refresh once the backoff passed")
+	}
+	m.Update(checkedMsg{})
+	m.Update(tickMsg{})
+	if !m.inflight || !m.retryAt.IsZero() {
+		t.Errorf("after a good refresh: inflight %v, retry at %v", m.inflight, m.retryAt)
 	}
 }
