@@ -265,7 +265,11 @@ func guardWaiting(ctx context.Context, s Ledger, key string, p ledger.Payload, o
 }
 
 func guardText(w io.Writer, a ledger.Answer) {
-	fmt.Fprintf(w, "%s: %s (%s)", a.Key, a.State, a.Verdict)
+	fmt.Fprintf(w, "%s: %s", a.Key, a.State)
+	if string(a.Verdict) != string(a.State) {
+		// "uncertain (uncertain)" would say one thing twice.
+		fmt.Fprintf(w, " (%s)", a.Verdict)
+	}
 	if a.Replayed {
 		fmt.Fprint(w, ", replayed")
 	}
@@ -382,6 +386,10 @@ func runShow(ctx context.Context, c *cmdCtx, f *showFlags) (int, error) {
 
 func statusText(w io.Writer, d ledger.Detail) {
 	fmt.Fprintf(w, "key:          %s\nlogical key:  %s\nepoch:        %s\nstate:        %s\n", d.Key, d.Logical, orNone(d.Epoch), d.State)
+	if d.State == ledger.StateUncertain {
+		// The state an operator is paged for: say what settles it.
+		fmt.Fprintf(w, "next:         find out whether it ran, then: tollgate reconcile %s --result executed|not-executed --note N\n", safetext.Escape(d.Key))
+	}
 	fmt.Fprintf(w, "agent:        %s\nkind:         %s\npayload:      sha256 %s", safetext.Escape(orNone(d.Agent)), safetext.Escape(orNone(d.Kind)), d.SHA256)
 	switch {
 	case !d.Retained:
@@ -391,7 +399,12 @@ func statusText(w io.Writer, d ledger.Detail) {
 	}
 	fmt.Fprintln(w)
 	if d.Policy != "" {
-		fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
+		if d.PolicyPat == approvals.DefaultRule().Pattern {
+			// Worded as the console words it, not "(rule (no rule matches))".
+			fmt.Fprintf(w, "policy:       %s (default: no rule matches)\n", d.Policy)
+		} else {
+			fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
+		}
 	}
 	if d.Rule != nil {
 		fmt.Fprintf(w, "decided by:   %s\n", explainText(d.Rule))
