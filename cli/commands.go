@@ -126,8 +126,11 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// --retry-for and --attempt-timeout bound each of the console's calls
+	// as they bound a command's.
 	opt := ConsoleOptions{DB: db, Operator: f.claimed(c), ReadOnly: f.readOnly,
-		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName(), GroupCommit: true}}
+		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName(), GroupCommit: true,
+			RetryFor: max(c.retryFor, time.Millisecond), AttemptTimeout: c.attempt}}
 	if !opt.ReadOnly {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
 			return 0, err
@@ -854,8 +857,9 @@ func runMigrate(ctx context.Context, c *cmdCtx, f *migrateFlags) (int, error) {
 	}
 	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		h, err := s.Head(ctx)
-		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
-			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
+		v := ledger.SchemaVersionOf(s.Path())
+		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": v, "exit_code": ExitOK}, func(w io.Writer) {
+			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, v)
 		}), err
 	})
 }
@@ -872,7 +876,7 @@ func copyLedger(ctx context.Context, c *cmdCtx, from string) (int, error) {
 		return 0, err
 	}
 	c.print(ok(map[string]any{"from": from, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash,
-		"schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
+		"schema_version": ledger.SchemaVersionOf(dst), "exit_code": ExitOK}, func(w io.Writer) {
 		fmt.Fprintf(w, "copied %s (id %s, %d events, head %s) into the PostgreSQL ledger; verify on the copy reports the same head\n",
 			safetext.Escape(from), h.LedgerID, h.Seq, h.Hash)
 	}))

@@ -335,8 +335,18 @@ func (s *Store) Close() error {
 	return s.eng.Close()
 }
 
-// SchemaVersion is the schema version this build writes.
+// SchemaVersion is the schema version this build writes to an SQLite
+// ledger.
 func SchemaVersion() int { return sqlite.SchemaVersion() }
+
+// SchemaVersionOf is the schema version this build writes to the ledger
+// path names: PostgreSQL's migrations are numbered on their own.
+func SchemaVersionOf(path string) int {
+	if postgres.IsURL(path) {
+		return postgres.SchemaVersion()
+	}
+	return sqlite.SchemaVersion()
+}
 
 // write runs fn in one writing transaction, retrying the whole
 // transaction while the engine says a retry can clear the failure (lock
