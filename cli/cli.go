@@ -157,7 +157,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if name != "" {
 			prefix += " " + name
 		}
-		fmt.Fprintf(env.Stderr, "%s: %s\n", prefix, errorText(err))
+		fmt.Fprintf(env.Stderr, "%s: %s%s\n", prefix, errorText(err), nextStep(err))
 		code, obj := refusal(err)
 		if jsonMode {
 			writeJSON(env.Stdout, obj)
@@ -411,9 +411,13 @@ func (c *cmdCtx) openAttempt(ctx context.Context, path string, opt ledger.Option
 // --attempt-timeout, --json): Main and the completion scripts read them
 // from here.
 func commonFlags(fs *flag.FlagSet, jsonOut *bool) (db *string, retryFor, attempt *time.Duration) {
-	db = fs.String("db", "", "ledger file")
-	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75")
-	attempt = fs.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried")
+	db = fs.String("db", "", "ledger file or postgres:// URL (default $TOLLGATE_DB, else $XDG_DATA_HOME/tollgate/ledger.db)")
+	retryFor = fs.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75, at most 1h ($TOLLGATE_RETRY_FOR when not given)")
+	attempt = fs.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried, 0 for no limit but --retry-for ($TOLLGATE_ATTEMPT_TIMEOUT when not given)")
+	// -1 only means "not given"; --help shows the default that applies
+	// then, not "(default -1ns)".
+	fs.Lookup("retry-for").DefValue = DefaultRetryFor.String()
+	fs.Lookup("attempt-timeout").DefValue = DefaultAttemptTimeout.String()
 	fs.BoolVar(jsonOut, "json", false, "print one JSON object")
 	return db, retryFor, attempt
 }
@@ -487,4 +491,15 @@ func cmdUsage(w io.Writer, cmd command, fs *flag.FlagSet) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+}
+
+// nextStep is what a newcomer does about an error whose text alone does
+// not say, after it on stderr: a missing SQLite ledger is created by
+// 'tollgate migrate' or the first record or guard (a PostgreSQL one's
+// text already names migrate).
+func nextStep(err error) string {
+	if errors.Is(err, ledger.ErrNoLedger) && !strings.Contains(err.Error(), "tollgate migrate") {
+		return "; 'tollgate migrate' creates it (so does the first record or guard), or --db / $TOLLGATE_DB names another"
+	}
+	return ""
 }

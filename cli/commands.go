@@ -126,8 +126,11 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// --retry-for and --attempt-timeout bound each of the console's calls
+	// as they bound a command's.
 	opt := ConsoleOptions{DB: db, Operator: f.claimed(c), ReadOnly: f.readOnly,
-		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName(), GroupCommit: true}}
+		Ledger: ledger.Options{ReadOnly: f.readOnly, Existing: true, Operator: c.loginName(), GroupCommit: true,
+			RetryFor: max(c.retryFor, time.Millisecond), AttemptTimeout: c.attempt}}
 	if !opt.ReadOnly {
 		if opt.Ledger.Anchor, err = c.anchor(); err != nil {
 			return 0, err
@@ -265,7 +268,11 @@ func guardWaiting(ctx context.Context, s Ledger, key string, p ledger.Payload, o
 }
 
 func guardText(w io.Writer, a ledger.Answer) {
-	fmt.Fprintf(w, "%s: %s (%s)", a.Key, a.State, a.Verdict)
+	fmt.Fprintf(w, "%s: %s", a.Key, a.State)
+	if string(a.Verdict) != string(a.State) {
+		// "uncertain (uncertain)" would say one thing twice.
+		fmt.Fprintf(w, " (%s)", a.Verdict)
+	}
 	if a.Replayed {
 		fmt.Fprint(w, ", replayed")
 	}
@@ -382,6 +389,10 @@ func runShow(ctx context.Context, c *cmdCtx, f *showFlags) (int, error) {
 
 func statusText(w io.Writer, d ledger.Detail) {
 	fmt.Fprintf(w, "key:          %s\nlogical key:  %s\nepoch:        %s\nstate:        %s\n", d.Key, d.Logical, orNone(d.Epoch), d.State)
+	if d.State == ledger.StateUncertain {
+		// The state an operator is paged for: say what settles it.
+		fmt.Fprintf(w, "next:         find out whether it ran, then: tollgate reconcile %s --result executed|not-executed --note N\n", safetext.Escape(d.Key))
+	}
 	fmt.Fprintf(w, "agent:        %s\nkind:         %s\npayload:      sha256 %s", safetext.Escape(orNone(d.Agent)), safetext.Escape(orNone(d.Kind)), d.SHA256)
 	switch {
 	case !d.Retained:
@@ -391,7 +402,12 @@ func statusText(w io.Writer, d ledger.Detail) {
 	}
 	fmt.Fprintln(w)
 	if d.Policy != "" {
-		fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
+		if d.PolicyPat == approvals.DefaultRule().Pattern {
+			// Worded as the console words it, not "(rule (no rule matches))".
+			fmt.Fprintf(w, "policy:       %s (default: no rule matches)\n", d.Policy)
+		} else {
+			fmt.Fprintf(w, "policy:       %s (rule %s)\n", d.Policy, safetext.Escape(d.PolicyPat))
+		}
 	}
 	if d.Rule != nil {
 		fmt.Fprintf(w, "decided by:   %s\n", explainText(d.Rule))
@@ -841,8 +857,9 @@ func runMigrate(ctx context.Context, c *cmdCtx, f *migrateFlags) (int, error) {
 	}
 	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		h, err := s.Head(ctx)
-		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
-			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, ledger.SchemaVersion())
+		v := ledger.SchemaVersionOf(s.Path())
+		return ok(map[string]any{"ledger": s.Path(), "ledger_id": h.LedgerID, "schema_version": v, "exit_code": ExitOK}, func(w io.Writer) {
+			fmt.Fprintf(w, "ledger %s (id %s) is at schema version %d\n", safetext.Escape(s.Path()), h.LedgerID, v)
 		}), err
 	})
 }
@@ -859,7 +876,7 @@ func copyLedger(ctx context.Context, c *cmdCtx, from string) (int, error) {
 		return 0, err
 	}
 	c.print(ok(map[string]any{"from": from, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash,
-		"schema_version": ledger.SchemaVersion(), "exit_code": ExitOK}, func(w io.Writer) {
+		"schema_version": ledger.SchemaVersionOf(dst), "exit_code": ExitOK}, func(w io.Writer) {
 		fmt.Fprintf(w, "copied %s (id %s, %d events, head %s) into the PostgreSQL ledger; verify on the copy reports the same head\n",
 			safetext.Escape(from), h.LedgerID, h.Seq, h.Hash)
 	}))

@@ -328,3 +328,23 @@ func TestExampleCIVerifyBackup(t *testing.T) {
 		t.Fatalf("the job passed with no ledger: %d\n%s", code, out)
 	}
 }
+
+// TestExamplesFirstRun: the shell and Python agents' first run, on a
+// ledger that does not exist yet (a newcomer's), asks for approval and
+// says so, with no "no ledger" error (or traceback) from reading the
+// epoch on the way.
+func TestExamplesFirstRun(t *testing.T) {
+	sqliteOnly(t)
+	src, _ := filepath.Abs("../clients/python/src")
+	for _, c := range []struct{ tool, example string }{{"sh", "shell-agent/agent.sh"}, {"python3", "python-agent/agent.py"}} {
+		t.Run(c.tool, func(t *testing.T) {
+			tool := needTool(t, c.tool)
+			db := newDB(t) // not created: the first guard creates it
+			env := []string{"RETRY_FOR=0", "RETRY_EVERY=1", "PYTHONPATH=" + src}
+			code, out := runExample(t, db, env, tool, examplePath(t, c.example), "7", "100")
+			if code != cli.ExitRetry || !strings.Contains(out, "pending") || strings.Contains(out, "no ledger") {
+				t.Fatalf("first run: exit %d\n%s", code, out)
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
@@ -276,5 +277,11 @@ func TestConsoleLeavesPassphraseToConsole(t *testing.T) {
 	got = nil
 	if code := cli.Main(context.Background(), console, env); code != 0 || got == nil || len(got.Locked) != 1 || got.Locked[0].Path != protected || !got.Locked[0].Locked() {
 		t.Fatalf("signed ledger: exit %d, options %+v", code, got)
+	}
+	// The console's calls are bounded as a command's are.
+	got = nil
+	bounded := []string{"--db", db, "console", "--retry-for", "5s", "--attempt-timeout", "2s"}
+	if code := cli.Main(context.Background(), bounded, env); code != 0 || got == nil || got.Ledger.RetryFor != 5*time.Second || got.Ledger.AttemptTimeout != 2*time.Second {
+		t.Fatalf("console --retry-for 5s --attempt-timeout 2s: exit %d, options %+v", code, got)
 	}
 }

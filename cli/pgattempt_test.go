@@ -20,7 +20,10 @@ import (
 // function ends the transaction.
 func holdHeadLock(t *testing.T, db string, keys ...string) func() {
 	t.Helper()
-	conn, err := sql.Open("pgx", db)
+	// Unprepared statements: behind a pooler in transaction mode two
+	// holds in one test would prepare the same statement in one server
+	// session.
+	conn, err := sql.Open("pgx", db+"&default_query_exec_mode=exec")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +17,19 @@ import (
 func TestPostgresRolesFromTheShell(t *testing.T) {
 	owner := pgtest.DB(t)
 	homes.Store(owner, t.TempDir())
-	want(t, run(t, owner, "", "migrate"), cli.ExitOK)
+	m := run(t, owner, "", "migrate", "--json")
+	want(t, m, cli.ExitOK)
+	// The version it reports is the one the database records, not the
+	// SQLite build's (PostgreSQL's migrations are numbered on their own).
+	db, err := sql.Open("pgx", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var stored float64
+	if err := db.QueryRow("SELECT max(version) FROM tollgate_schema").Scan(&stored); err != nil || m.json(t)["schema_version"] != stored {
+		t.Fatalf("migrate reports schema version %v, the database records %v (%v)", m.json(t)["schema_version"], stored, err)
+	}
 	want(t, run(t, owner, "", "policy", "set", "refund", "--mode", "approval", "--ttl", "1h", "--operator", "root"), cli.ExitOK)
 	agent := pgtest.Role(t, owner, "bot", "tollgate_agent")
 	operator := pgtest.Role(t, owner, "alice", "tollgate_operator")

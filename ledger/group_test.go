@@ -27,7 +27,9 @@ func openGrouped(t testing.TB) *Store {
 
 // TestGroupCommitSharesCommits: 64 goroutines guarding keys of their own
 // at once on a grouped store get each its own permit, in fewer commits
-// than calls, and the ledger verifies.
+// than calls on SQLite, and the ledger verifies. On PostgreSQL a grouped
+// store guards each key on its own (a batch would take the ledger-wide
+// lock alone, which an agent's role may not, schema 20): a commit each.
 func TestGroupCommitSharesCommits(t *testing.T) {
 	s := openGrouped(t)
 	const n = 64
@@ -45,7 +47,7 @@ func TestGroupCommitSharesCommits(t *testing.T) {
 		permits[answers[i].PermitID] = true
 	}
 	commits := s.commits.Load() - before
-	if len(permits) != n || commits >= n {
+	if len(permits) != n || !onPostgres && commits >= n || onPostgres && commits != n {
 		t.Fatalf("%d distinct permits in %d commits for %d calls", len(permits), commits, n)
 	}
 	requireVerified(t, s)

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // The attacks in this file succeeded when the attacking helper wrote
 // them: each test asserts what the ledger should do. The holes that
-// schemas 15 and 17 closed run always; the one still open (an agent
-// holding the ledger-wide lock) skips unless TOLLGATE_SHOW_HOLES is set,
-// and the skip line names the hole.
+// schemas 15, 17 and 20 closed run always; the one still open (an agent
+// holding the ledger-wide lock with pg_advisory_lock) skips unless
+// TOLLGATE_SHOW_HOLES is set, and the skip line names the hole.
 
 // showHole skips a hole's test unless TOLLGATE_SHOW_HOLES is set.
 func showHole(t *testing.T, hole string) {
@@ -70,19 +73,16 @@ func TestPostgresGuardHoleAgentAppendsEvents(t *testing.T) {
 // TestPostgresGuardHoleAgentFreezesGuards: every guard, the one-call
 // guard included, takes the ledger-wide advisory lock (1953459308, 0)
 // shared. An agent's role can hold it exclusively, at session level, for
-// as long as its connection lives (pg_advisory_lock is PUBLIC's), or
-// inside an open transaction with tollgate_lock_head (granted to
-// tollgate_agent by 0013), or, through tollgate_guard itself, hold the
-// lock shared in a transaction it leaves open while an operator's change
-// waits for it exclusively (every later guard queues behind the change):
-// every other agent's guard then waits and, bounded by its attempt's
-// time (p_wait_ms), fails with 55P03. The attacker gains no permit, but
-// makes every later guard fail.
+// as long as its connection lives (pg_advisory_lock is PUBLIC's): every
+// other agent's guard then waits and, bounded by its attempt's time
+// (p_wait_ms), fails with 55P03. The attacker gains no permit, but makes
+// every later guard fail. The lock should be one no role but the
+// schema's owner can take (a table lock in tollgate_private, say).
 func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
-	showHole(t, "an agent's role holds the ledger-wide lock (pg_advisory_lock(1953459308, 0), tollgate_lock_head, or tollgate_guard in an open transaction with an operator's change queued) and every other guard fails with 55P03")
+	showHole(t, "an agent's role holds the ledger-wide lock with pg_advisory_lock(1953459308, 0) and every other guard fails with 55P03")
 	r := attackRoles(t)
-	raw1, raw2 := rawDB(t, r.bot1), rawDB(t, r.bot2)
-	holds := map[string]func() func(){
+	raw1 := rawDB(t, r.bot1)
+	guardsFlow(t, r, map[string]func() func(){
 		"pg_advisory_lock": func() func() {
 			conn, err := raw1.DB.Conn(ctx)
 			if err != nil {
@@ -94,20 +94,42 @@ func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
 			}
 			return func() { conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()"); conn.Close() }
 		},
+	})
+}
+
+// TestPostgresAgentCannotFreezeGuardsThroughFunctions: the two ways
+// through tollgate's own functions that schema 20 closed. tollgate_lock_head
+// (the ledger-wide lock alone) is refused to an agent's role; and an agent
+// that holds the lock shared in a transaction it leaves open (a guard's
+// call, which holds it to its commit) while an operator's rule change
+// waits for it alone no longer makes every later guard wait behind the
+// change: the change gives up its wait after half a second, names the
+// holder and tries again, and another agent's guard, bounded at one
+// second, is permitted meanwhile. Without schema 20 both fail.
+func TestPostgresAgentCannotFreezeGuardsThroughFunctions(t *testing.T) {
+	r := attackRoles(t)
+	raw1 := rawDB(t, r.bot1)
+	var opErr error
+	guardsFlow(t, r, map[string]func() func(){
 		"tollgate_lock_head": func() func() {
 			tx, err := raw1.DB.BeginTx(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, err := tx.ExecContext(ctx, "SELECT tollgate_lock_head()"); err != nil {
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) || pe.Code != "42501" {
+					t.Errorf("tollgate_lock_head as an agent's role: %v, want permission denied", err)
+				}
 				tx.Rollback()
 				return func() {}
 			}
+			t.Error("an agent's role took the ledger-wide lock alone with tollgate_lock_head")
 			return func() { tx.Rollback() }
 		},
 		// The function itself, granted to every agent: its shared lock,
 		// held by a transaction the agent leaves open, holds back an
-		// operator's change, and every guard after queues behind it.
+		// operator's change.
 		"tollgate_guard with an operator's change waiting": func() func() {
 			tx, err := raw1.DB.BeginTx(ctx, nil)
 			if err != nil {
@@ -115,17 +137,31 @@ func TestPostgresGuardHoleAgentFreezesGuards(t *testing.T) {
 			}
 			if got := callFn(t, tx, honestFn("run:held-open", Payload{"run", "t", "b"}, "bot1")); got.code != "" {
 				tx.Rollback()
-				return func() {}
+				t.Fatalf("bot1's guard in its open transaction: %+v", got)
 			}
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				r.admin.SetPolicy(ctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+				sctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+				defer cancel()
+				_, opErr = r.admin.SetPolicy(sctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
 			}()
 			time.Sleep(300 * time.Millisecond)
-			return func() { tx.Rollback(); <-done }
+			return func() { <-done; tx.Rollback() }
 		},
+	})
+	t.Logf("the operator's change: %v", opErr)
+	if opErr == nil || !strings.Contains(opErr.Error(), "the ledger-wide lock is held by") {
+		t.Errorf("the operator's change while an agent held the lock: %v, want it to name the holder", opErr)
 	}
+}
+
+// guardsFlow runs, for each way an attacker (bot1) holds the ledger-wide
+// lock, another agent's (bot2's) honest guard of a new key bounded at one
+// second, and fails the test unless it is permitted.
+func guardsFlow(t *testing.T, r pgRoles, holds map[string]func() func()) {
+	t.Helper()
+	raw2 := rawDB(t, r.bot2)
 	n := 0
 	for how, hold := range holds {
 		n++

@@ -17,10 +17,10 @@ import (
 // time is the engine's (an injected clock is the client's, which the
 // database's call does not take), and whose grants need no proof read
 // outside the ledger (an anchor, a witness): those take the full path,
-// where Go proves them. A grouped or sealed store writes as it always did.
+// where Go proves them. A sealed store writes nothing.
 func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
 	sg, ok := s.eng.(engine.ServerGuard)
-	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() || g.anchor != nil || g.witnessed() {
+	if !ok || s.w == nil || s.sealed || !s.engineClock || s.noEngineClock.Load() || g.anchor != nil || g.witnessed() {
 		return nil, false
 	}
 	return sg, true
@@ -108,11 +108,10 @@ func (s *Store) callOnServer(ctx context.Context, call func(context.Context) err
 
 // serverReport returns the engine's one-call report when this store may
 // use it: a writer on an engine that has one (PostgreSQL, schema 19)
-// whose time is the engine's. A grouped or sealed store writes as it
-// always did.
+// whose time is the engine's.
 func (s *Store) serverReport() (engine.ServerReport, bool) {
 	sr, ok := s.eng.(engine.ServerReport)
-	if !ok || s.w == nil || s.sealed || s.grouped || !s.engineClock || s.noEngineClock.Load() {
+	if !ok || s.w == nil || s.sealed || !s.engineClock || s.noEngineClock.Load() {
 		return nil, false
 	}
 	return sr, true

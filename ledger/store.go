@@ -335,8 +335,18 @@ func (s *Store) Close() error {
 	return s.eng.Close()
 }
 
-// SchemaVersion is the schema version this build writes.
+// SchemaVersion is the schema version this build writes to an SQLite
+// ledger.
 func SchemaVersion() int { return sqlite.SchemaVersion() }
+
+// SchemaVersionOf is the schema version this build writes to the ledger
+// path names: PostgreSQL's migrations are numbered on their own.
+func SchemaVersionOf(path string) int {
+	if postgres.IsURL(path) {
+		return postgres.SchemaVersion()
+	}
+	return sqlite.SchemaVersion()
+}
 
 // write runs fn in one writing transaction, retrying the whole
 // transaction while the engine says a retry can clear the failure (lock
@@ -367,9 +377,13 @@ func (s *Store) write(ctx context.Context, fn func(*Tx) error) error {
 // writer at a time anyway: there writeKey is write.
 //
 // A store that groups its writes (Options.GroupCommit) commits many keys
-// in one transaction: it writes as write does.
+// in one transaction on SQLite, where one commit per batch is the point.
+// On PostgreSQL a grouped store (mcp serve, the console) writes each key
+// on its own, as any store does: a batch would take the ledger-wide lock
+// alone, which an agent's role may not (schema 20), and would make every
+// other agent's key transactions wait for it.
 func (s *Store) writeKey(ctx context.Context, logical string, fn func(*Tx) error) error {
-	if _, ok := s.eng.(engine.KeyLocker); !ok || s.eng.LockSuffix() == "" || logical == "" || s.w == nil || s.sealed || s.grouped {
+	if _, ok := s.eng.(engine.KeyLocker); !ok || s.eng.LockSuffix() == "" || logical == "" || s.w == nil || s.sealed {
 		return s.write(ctx, fn)
 	}
 	return s.retry(ctx, s.attemptTimeout, func(ctx context.Context) error { return s.writeOnceFor(ctx, logical, fn) })
@@ -478,16 +492,26 @@ func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(c
 	// lost: an attempt's COMMIT failed, so it may have been recorded,
 	// whatever the later attempts met (a server that then could not be
 	// reached says nothing about it).
-	var last, lost error
+	// busy: the last attempt the database refused for a lock it would not
+	// wait for (55P03, which names the lock's holders where tollgate's
+	// functions know them): when the attempts after it were only cut off
+	// by the budget, it says more than the cut does.
+	var last, lost, busy error
 	err := engine.Retry(rctx, attemptRetry{s.eng}, func() error {
 		last = attempt(ctx, rctx, perAttempt, once)
 		if ce := (*commitError)(nil); errors.As(last, &ce) {
 			lost = last
 		}
+		if last != nil && errors.Is(s.eng.MapError(last), ErrBusy) {
+			busy = last
+		}
 		return last
 	})
 	if lost != nil && err != nil && last != nil && s.retryable(last) {
 		last = lost
+	}
+	if lost == nil && busy != nil && err != nil && (errors.Is(last, context.DeadlineExceeded) || errors.As(last, new(*abandonedError))) {
+		return s.eng.MapError(busy)
 	}
 	return s.classify(err, last)
 }

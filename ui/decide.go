@@ -90,6 +90,9 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		targets = append(targets, t)
 	}
 	m.lastErr = ""
+	// The help page is drawn over a dialog: left open, it would hide the
+	// confirmation (keys, digests) that the next enter decides.
+	m.showHelp, m.showLog = false, false
 	m.dialog = newDialog(kind, targets, m.styles, m.keys)
 	m.layout()
 	return tea.Batch(m.digests(targets), m.dialog.Init())

@@ -63,6 +63,10 @@ type dialog struct {
 	height  int
 	// offset is the first key shown when the list does not fit.
 	offset int
+	// lineOff is the first line of the shown key's kind and target when
+	// that key alone does not fit: ↑/↓ scroll through it before moving
+	// to another key, and its key and digest stay on screen meanwhile.
+	lineOff int
 	// changed says what changed under the open dialog (keys decided,
 	// expired or settled elsewhere, which left it); askAgain holds the
 	// next enter, which only acknowledges the change.
@@ -136,6 +140,7 @@ func (d *dialog) recheck(v viewID, items []item, more bool) []string {
 	if len(changed) > 0 {
 		d.targets, d.askAgain = keep, true
 		d.offset = min(d.offset, max(len(keep)-1, 0))
+		d.lineOff = 0
 		d.changed = append(d.changed, changed...)
 	}
 	return changed
@@ -193,11 +198,11 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 			if d.kind == dlgReconcile && d.result < 0 {
 				// No default: executed or not-executed is the operator's
 				// finding, never a preselected answer.
-				d.problem = fmt.Sprintf("choose the result first: tab switches between %s and %s", ledger.ResultExecuted, ledger.ResultNotExecuted)
+				d.problem = resultProblem
 				return d, nil
 			}
 			if d.textRequired() && text == "" {
-				d.problem = "a " + d.needs() + " is required"
+				d.problem = d.textProblem()
 				return d, nil
 			}
 			done := dialogDoneMsg{confirmed: true, kind: d.kind, targets: d.targets, text: text}
@@ -207,20 +212,44 @@ func (d *dialog) Update(msg tea.Msg) (*dialog, tea.Cmd) {
 			return d, func() tea.Msg { return done }
 		case key.Matches(km, d.keys.Toggle) && d.kind == dlgReconcile:
 			d.result = (d.result + 1) % len(results)
+			if d.problem == resultProblem {
+				d.problem = "" // answered: a stale problem would read as a refusal
+			}
 			return d, nil
 		case key.Matches(km, d.keys.ScrollUp):
+			if d.lineOff = min(d.lineOff, d.hidden()); d.lineOff > 0 {
+				d.lineOff--
+				return d, nil
+			}
 			d.offset = max(d.offset-1, 0)
 			return d, nil
 		case key.Matches(km, d.keys.ScrollDown):
-			d.offset = min(d.offset+1, max(len(d.targets)-1, 0))
+			if d.lineOff < d.hidden() {
+				d.lineOff++
+				return d, nil
+			}
+			if next := min(d.offset+1, max(len(d.targets)-1, 0)); next != d.offset {
+				d.offset, d.lineOff = next, 0
+			}
 			return d, nil
 		}
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(msg)
 	disarm(&d.input)
+	if d.problem == d.textProblem() && strings.TrimSpace(d.input.Value()) != "" {
+		d.problem = "" // typed: the text is no longer missing
+	}
 	return d, cmd
 }
+
+// resultProblem is what the reconcile dialog says to enter with no
+// result chosen.
+var resultProblem = fmt.Sprintf("choose the result first: tab switches between %s and %s", ledger.ResultExecuted, ledger.ResultNotExecuted)
+
+// textProblem is what the dialog says to enter with no reason or note
+// where one is required.
+func (d *dialog) textProblem() string { return "a " + d.needs() + " is required" }
 
 // needs names the text a decision requires.
 func (d *dialog) needs() string {
@@ -244,16 +273,53 @@ func disarm(in *textinput.Model) {
 // as many keys as fit (each with its kind, target and digest, wrapped,
 // never cut), a position line when they do not all fit, then the result
 // choice, the note field, any problem and the confirm line, which always
-// stay on screen.
+// stay on screen. A key too long to fit alone keeps its name and digest
+// on screen and scrolls its kind and target between them.
 func (d *dialog) View() string {
 	st := d.styles
-	inner := max(d.width-6, 14) // the style's width less its padding
+	inner, tail, room := d.layout()
 	n := len(d.targets)
 	title := fmt.Sprintf("%s %d action", dialogVerbs[d.kind], n)
 	if n != 1 {
 		title += "s"
 	}
-	var tail []string
+	blocks := make([]string, n)
+	for i, t := range d.targets {
+		blocks[i] = d.block(t, inner, -1)
+	}
+	if n > 0 && lineCount(blocks[min(d.offset, n-1):min(d.offset, n-1)+1]) > room {
+		i := min(d.offset, n-1)
+		if d.hidden() > 0 {
+			blocks[i] = d.block(d.targets[i], inner, room)
+		} else {
+			// Not even its name and digest fit (40x12): it is cut after
+			// its name, never what to press.
+			lines := strings.Split(blocks[i], "\n")
+			blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
+		}
+	}
+	first := min(d.offset, max(n-1, 0))
+	last, used := first, 0
+	for last < n && (last == first || used+lineCount([]string{blocks[last]}) <= room) {
+		used += lineCount([]string{blocks[last]})
+		last++
+	}
+	parts := []string{st.DialogTitle.Render(title + "?")}
+	parts = append(parts, blocks[first:last]...)
+	if first > 0 || last < n {
+		parts = append(parts, st.Muted.Render(fmt.Sprintf("keys %d-%d of %d", first+1, last, n)))
+	}
+	parts = append(parts, tail...)
+	return st.Dialog.Width(max(d.width-4, 20)).Render(strings.Join(parts, "\n"))
+}
+
+// layout is the dialog's inner width, the lines that always stay at its
+// foot (result choice, note, problem, changes, what to press) and the
+// lines left for the keys.
+func (d *dialog) layout() (inner int, tail []string, room int) {
+	st := d.styles
+	inner = max(d.width-6, 14) // the style's width less its padding
+	n := len(d.targets)
 	if d.kind == dlgReconcile {
 		opts := make([]string, len(results))
 		for i, r := range results {
@@ -288,34 +354,30 @@ func (d *dialog) View() string {
 		hint += " · ↑/↓ scroll keys"
 	}
 	tail = append(tail, st.Muted.Render(wrap(hint, inner)))
-
 	// Lines left for the keys: the height less the border, the title,
 	// the tail and one line for the position.
-	room := d.height - 2 - 1 - lineCount(tail) - 1
-	blocks := make([]string, n)
-	for i, t := range d.targets {
-		blocks[i] = d.block(t, inner)
+	room = d.height - 2 - 1 - lineCount(tail) - 1
+	return inner, tail, room
+}
+
+// hidden is how many lines of the shown key's kind and target are off
+// screen when that key alone does not fit, with its name, its digest and
+// a position line kept; 0 when it fits, or when not even those fit.
+func (d *dialog) hidden() int {
+	if len(d.targets) == 0 {
+		return 0
 	}
-	if n > 0 && lineCount(blocks[min(d.offset, n-1):min(d.offset, n-1)+1]) > room {
-		// Not even one key fits whole (40x12): it is cut after its name,
-		// never what to press.
-		i := min(d.offset, n-1)
-		lines := strings.Split(blocks[i], "\n")
-		blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
+	t := d.targets[min(d.offset, len(d.targets)-1)]
+	if t.Attempt != nil {
+		return 0
 	}
-	first := min(d.offset, max(n-1, 0))
-	last, used := first, 0
-	for last < n && (last == first || used+lineCount([]string{blocks[last]}) <= room) {
-		used += lineCount([]string{blocks[last]})
-		last++
+	inner, _, room := d.layout()
+	head, what, digest := d.parts(t, inner)
+	avail := room - len(head) - len(digest) - 1
+	if avail < 1 || len(head)+len(what)+len(digest) <= room {
+		return 0
 	}
-	parts := []string{st.DialogTitle.Render(title + "?")}
-	parts = append(parts, blocks[first:last]...)
-	if first > 0 || last < n {
-		parts = append(parts, st.Muted.Render(fmt.Sprintf("keys %d-%d of %d", first+1, last, n)))
-	}
-	parts = append(parts, tail...)
-	return st.Dialog.Width(max(d.width-4, 20)).Render(strings.Join(parts, "\n"))
+	return max(len(what)-avail, 0)
 }
 
 // maxChanges is how many changes the dialog lists; the message log has
@@ -345,25 +407,45 @@ func (d *dialog) changes(width, most int) []string {
 
 // block is one key as the dialog lists it: the full key, then what the
 // action is (kind and target) and its digest, each wrapped to width.
-func (d *dialog) block(t target, width int) string {
-	st := d.styles
-	lines := []string{wrap("• "+safetext.Escape(t.Key), width)}
+// With room >= 0 the block is fitted into room lines: the key and digest
+// whole, and the window of kind and target from d.lineOff with its
+// position between them.
+func (d *dialog) block(t target, width, room int) string {
+	head, what, digest := d.parts(t, width)
 	if t.Attempt != nil {
-		return lines[0] + "\n" + d.sides(t, width)
+		return head[0] + "\n" + d.sides(t, width)
 	}
-	what := safetext.Escape(t.Kind)
+	if room >= 0 {
+		avail := max(room-len(head)-len(digest)-1, 1)
+		from := min(d.lineOff, max(len(what)-avail, 0))
+		to := min(from+avail, len(what))
+		pos := d.styles.Muted.Render(fmt.Sprintf("  kind and target: lines %d-%d of %d · ↑/↓ scroll", from+1, to, len(what)))
+		what = append(what[from:to:to], pos)
+	}
+	return strings.Join(slices.Concat(head, what, digest), "\n")
+}
+
+// parts are a key's lines in the dialog: its name, what the action is
+// (kind and target, indented under it) and its digest, each wrapped to
+// width. The indent is added after wrapping, so a kind longer than a line
+// starts beside it rather than under an empty line.
+func (d *dialog) parts(t target, width int) (head, what, digest []string) {
+	head = strings.Split(wrap("• "+safetext.Escape(t.Key), width), "\n")
+	w := safetext.Escape(t.Kind)
 	if t.Subject != "" {
-		what += " · target " + safetext.Escape(t.Subject)
+		w += " · target " + safetext.Escape(t.Subject)
 	}
-	if what != "" {
-		lines = append(lines, wrap("  "+what, width))
+	if w != "" {
+		for _, l := range strings.Split(wrap(w, width-2), "\n") {
+			what = append(what, "  "+l)
+		}
 	}
-	digest := "loading..."
+	sum := "loading..."
 	if t.Digest != "" {
-		digest = t.Digest
+		sum = t.Digest
 	}
-	lines = append(lines, wrap(st.Digest.Render("  sha256 "+digest), width))
-	return strings.Join(lines, "\n")
+	digest = strings.Split(wrap(d.styles.Digest.Render("  sha256 "+sum), width), "\n")
+	return head, what, digest
 }
 
 // lineCount counts the terminal lines of rendered parts.

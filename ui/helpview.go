@@ -38,8 +38,12 @@ func (h *helpView) SetSize(w, ht int) {
 	h.model.Width = w
 }
 
-// ShortHelp implements help.KeyMap.
-func (h *helpView) ShortHelp() []key.Binding { return []key.Binding{h.keys.Help, h.keys.Cancel} }
+// ShortHelp implements help.KeyMap: what the hint line says while the
+// page is open, how to close it among them (esc's own description, "stop
+// waiting", is about decisions).
+func (h *helpView) ShortHelp() []key.Binding {
+	return []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help")), h.keys.Up, h.keys.Down}
+}
 
 // FullHelp implements help.KeyMap.
 func (h *helpView) FullHelp() [][]key.Binding { return h.keys.FullHelp() }

@@ -109,9 +109,14 @@ type Model struct {
 	refresh   time.Time
 	lastErr   string
 	notice    string
-	inflight  bool
-	width     int
-	height    int
+	// refreshErr: the last refresh failed, and its message may be shown;
+	// failures in a row set retryAt, before which no refresh is tried.
+	refreshErr bool
+	failures   int
+	retryAt    time.Time
+	inflight   bool
+	width      int
+	height     int
 }
 
 // New builds the console on an open ledger. It opens the ledger's watch
@@ -365,6 +370,9 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.tick()}
 	switch {
 	case m.inflight:
+	case time.Now().Before(m.retryAt):
+		// The last refresh failed: wait out its backoff rather than ask a
+		// stopped server ten times a second.
 	case m.deadlinePassed():
 		// A state that changes because time passes (an approval
 		// expiring, a lease running out) changes no file: re-read.
@@ -381,13 +389,14 @@ func (m *Model) onTick(msg tickMsg) tea.Cmd {
 func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.inflight = false
-		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		m.refreshFailed(msg.err)
 		return nil
 	}
 	if !msg.changed {
 		// Nothing written: what is shown is current as of now, and the
 		// status bar's time says the console is live.
 		m.inflight, m.refresh = false, m.opt.Now()
+		m.refreshed()
 		return nil
 	}
 	return m.snapshot()
@@ -397,11 +406,12 @@ func (m *Model) onChecked(msg checkedMsg) tea.Cmd {
 func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	m.inflight = false
 	if msg.err != nil {
-		m.say(sevError, "refresh: "+safetext.Escape(msg.err.Error()))
+		m.refreshFailed(msg.err)
 		return nil
 	}
 	bell := m.ring(msg.counts)
 	m.counts, m.epoch, m.sign, m.refresh = msg.counts, msg.epoch, msg.sign, m.opt.Now()
+	m.refreshed()
 	for _, v := range m.views {
 		v.setActiveEpoch(msg.epoch)
 	}
@@ -527,6 +537,9 @@ func (m *Model) onDialogDone(msg dialogDoneMsg) tea.Cmd {
 		signer = m.sign.Operator
 	}
 	actx, cancel := context.WithCancel(m.opt.Context)
+	if isBackground(m.lastErr) {
+		m.lastErr = "" // the flight's line says what it waits for
+	}
 	m.deciding = newFlight(strings.ToLower(dialogVerbs[msg.kind]), keys, signer, m.ident.file, cancel, m.styles, m.keys, m.opt.Now)
 	m.deciding.SetSize(m.width, 1)
 	return tea.Batch(m.act(actx, cancel, msg), m.deciding.Init())
@@ -540,7 +553,7 @@ func (m *Model) onAuthority(msg authorityMsg) tea.Cmd {
 		// not keep calling votes done on what it read before.
 		failed := authority{read: true, signed: true, sign: m.auth.sign, err: safetext.Escape(msg.err.Error())}
 		if failed.err != m.auth.err {
-			m.say(sevError, "authority could not be re-read: "+failed.err+"; no vote is shown as counting until it is")
+			m.background(authorityPrefix + failed.err + "; no vote is shown as counting until it is")
 		}
 		m.auth = failed
 		m.detail.setAuthority(m.auth)
@@ -849,6 +862,61 @@ func (m *Model) say(sev severity, text string) {
 		m.notice, m.lastErr = text, ""
 	}
 	m.log.add(m.opt.Now(), sev, text)
+}
+
+// maxRefreshBackoff bounds the wait between refreshes while they fail.
+const maxRefreshBackoff = 2 * time.Second
+
+// refreshPrefix starts the message of a failed refresh.
+const refreshPrefix = "refresh failed, retrying; the list is as of the status bar's time: "
+
+// refreshFailed says that a refresh failed (a server stopped, a file
+// unreadable). The background retries every tick, so its message never
+// takes the line from a decision in flight or from a decision's result,
+// which the operator must read; the log has it either way.
+func (m *Model) refreshFailed(err error) {
+	m.refreshErr = true
+	// Backoff on the wall clock (the ledger's clock may stand still in
+	// tests): the refresh interval doubled per failure, at most
+	// maxRefreshBackoff, so a server back up is seen within that.
+	m.failures = min(m.failures+1, 16)
+	m.retryAt = time.Now().Add(min(m.opt.Refresh<<m.failures, maxRefreshBackoff))
+	m.background(refreshPrefix + safetext.Escape(err.Error()))
+}
+
+// authorityPrefix starts the message of a failed re-read of who may
+// decide.
+const authorityPrefix = "authority could not be re-read: "
+
+// background says what a background read found wrong: in the log always,
+// on the message line only when it would cover neither a decision in
+// flight (whose line says what it waits for and how to stop) nor a
+// decision's result or refusal, which stay until the next key.
+func (m *Model) background(text string) {
+	m.log.add(m.opt.Now(), sevError, text)
+	if m.deciding != nil || m.notice != "" || m.lastErr != "" && !isBackground(m.lastErr) {
+		return
+	}
+	m.lastErr = text
+}
+
+// isBackground says whether a message line came from a background read.
+func isBackground(text string) bool {
+	return strings.HasPrefix(text, refreshPrefix) || strings.HasPrefix(text, authorityPrefix)
+}
+
+// refreshed clears a failed refresh's message once a refresh succeeds:
+// a stale error would say the ledger is unreachable when it answers.
+func (m *Model) refreshed() {
+	if !m.refreshErr {
+		return
+	}
+	m.refreshErr, m.failures, m.retryAt = false, 0, time.Time{}
+	const back = "the ledger answers again: the list is current"
+	m.log.add(m.opt.Now(), sevInfo, back)
+	if strings.HasPrefix(m.lastErr, refreshPrefix) {
+		m.lastErr, m.notice = "", back
+	}
 }
 
 // layout gives every component its size.

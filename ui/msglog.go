@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,16 @@ type logEntry struct {
 	at   time.Time
 	sev  severity
 	text string // already escaped
+	// times is how often the message came; first is when it first did.
+	times int
+	first time.Time
 }
+
+// repeatWindow is how many of the newest entries a repeated message is
+// merged with: a refresh failing every tick while a server is down, in
+// turn with the authority re-read, would otherwise fill the log and push
+// out the one result of a decision the operator needs.
+const repeatWindow = 8
 
 // msgLog is the message log (L): every message and every key's result of
 // every batch, whole and newest first, since the message line only has
@@ -44,8 +54,18 @@ func newMsgLog(st *Styles, km *KeyMap) *msgLog {
 }
 
 // add keeps one message; the log holds the last 500.
+// A message equal to one of the newest few is merged with it and moved
+// to the top, counted.
 func (l *msgLog) add(at time.Time, sev severity, text string) {
-	l.entries = append(l.entries, logEntry{at: at, sev: sev, text: text})
+	e := logEntry{at: at, sev: sev, text: text, times: 1, first: at}
+	for i := len(l.entries) - 1; i >= max(len(l.entries)-repeatWindow, 0); i-- {
+		if old := l.entries[i]; old.sev == sev && old.text == text {
+			e.times, e.first = old.times+1, old.first
+			l.entries = slices.Delete(l.entries, i, i+1)
+			break
+		}
+	}
+	l.entries = append(l.entries, e)
 	if len(l.entries) > 500 {
 		l.entries = l.entries[len(l.entries)-500:]
 	}
@@ -72,6 +92,9 @@ func (l *msgLog) render() {
 			style = l.styles.StatusError
 		}
 		line := fmt.Sprintf("%s  %s", e.at.UTC().Format("15:04:05Z"), e.text)
+		if e.times > 1 {
+			line += fmt.Sprintf(" (%d times since %s)", e.times, e.first.UTC().Format("15:04:05Z"))
+		}
 		b.WriteString(style.Render(wrap(line, l.vp.Width)) + "\n")
 	}
 	l.vp.SetContent(b.String())

@@ -52,6 +52,9 @@ func (m *Model) shortHelp() []key.Binding {
 		return m.detail.ShortHelp()
 	case m.showLog:
 		return m.log.ShortHelp()
+	case m.showHelp:
+		// Not the list's keys: the page covers the list.
+		return m.helpv.ShortHelp()
 	}
 	bs := append([]key.Binding{m.keys.NextTab}, m.list().ShortHelp()...)
 	return append(bs, m.keys.Focus, m.keys.Filter)

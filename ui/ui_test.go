@@ -1157,3 +1157,38 @@ func mustAtoi(t *testing.T, s string) int {
 	}
 	return n
 }
+
+// TestLongTargetKeepsDigestInDialog: one pending key whose kind and target
+// (as long as guard admits) do not fit the dialog at 80x24 or 60x20 keeps
+// its name and payload digest on screen beside the prompt, and ↓ scrolls
+// its kind and target to the end, which is shown, not cut to "…".
+func TestLongTargetKeepsDigestInDialog(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{80, 24}, {60, 20}} {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			f := newFixture(t)
+			p := ledger.Payload{Kind: "refund", Target: strings.Repeat("T", 990) + "-END", Body: "b"}
+			if _, err := f.s.Guard(ctx, "refund:long", p, ledger.GuardOptions{Agent: "bot"}); err != nil {
+				t.Fatal(err)
+			}
+			tm := f.console(sz.w, sz.h, false, "alice")
+			waitFor(t, tm, "Pending 1")
+			tm.Send(press("a"))
+			waitFor(t, tm, "Approve 1 action?")
+			waitFor(t, tm, "lines 1-")
+			for range 40 {
+				tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+			}
+			waitFor(t, tm, "-END")
+			frame := final(t, tm)
+			if lines := strings.Count(frame, "\n") + 1; lines > sz.h {
+				t.Fatalf("the frame has %d lines at %dx%d", lines, sz.w, sz.h)
+			}
+			joined := strings.NewReplacer("\n", "", "║", "", " ", "").Replace(frame)
+			for _, want := range []string{"•refund:long", "sha256" + p.Digest(), "-END", "enterconfirm·esccancel"} {
+				if !strings.Contains(joined, want) {
+					t.Errorf("scrolled to the end, the dialog lacks %q:\n%s", want, frame)
+				}
+			}
+		})
+	}
+}

@@ -18,8 +18,8 @@ approved, 6 uncertain, 4 key conflict, 1 the provider declined.
 import os
 import sys
 
-from tollgate_guard import (ActionDenied, AlreadySettled, ApprovalPending, Client, KeyConflict, OutcomeUncertain,
-                            authority_key)
+from tollgate_guard import (ActionDenied, AlreadySettled, ApprovalPending, Client, KeyConflict, NotFound,
+                            OutcomeUncertain, authority_key)
 
 
 class Declined(Exception):
@@ -37,7 +37,10 @@ def issue_refund(order: str, cents: int, idempotency_key: str) -> None:
 def main(order: str, cents: int) -> int:
     client = Client(agent="refund-agent")          # db= or $TOLLGATE_DB; binary= or $TOLLGATE_BIN or PATH
     dest_key = "refund:order-%s" % order           # the provider's idempotency key: stable, never random
-    epoch = client.epoch()                         # None until an operator activates an epoch
+    try:
+        epoch = client.epoch()                     # None until an operator activates an epoch
+    except NotFound:
+        epoch = None                               # no ledger yet, so no epoch: the guard below creates it
     key = authority_key(epoch, dest_key) if epoch else dest_key
     try:
         with client.guard(key, kind="refund", target="order-%s" % order, body={"cents": cents},

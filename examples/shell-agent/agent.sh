@@ -23,8 +23,14 @@ tries=$(( ${RETRY_FOR:-600} / every + 1 ))
 # always gets the same key, never a random one.
 dest_key="refund:order-$order"
 # Once an operator has activated an epoch, tollgate wants the
-# epoch-qualified key; the provider keeps seeing dest_key.
-epoch=$(tollgate epoch show --json | sed -n 's/.*"epoch":"\([^"]*\)".*/\1/p')
+# epoch-qualified key; the provider keeps seeing dest_key. No ledger yet
+# (exit 7) means no epoch: the first guard below creates the ledger.
+epoch_answer=$(tollgate epoch show --json 2>/dev/null)
+case $? in
+  0|7) ;;
+  *) echo "refund: the epoch could not be read; the next run retries: $epoch_answer" >&2; exit 75 ;;
+esac
+epoch=$(printf '%s' "$epoch_answer" | sed -n 's/.*"epoch":"\([^"]*\)".*/\1/p')
 key=${epoch:+hsr1:$epoch:}$dest_key
 
 # The side effect, stubbed: replace with the real call, passing dest_key

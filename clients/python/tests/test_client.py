@@ -274,6 +274,10 @@ class ClientTest(unittest.TestCase):
         detail = self.client.status("report:slow")
         self.assertEqual((detail["state"], detail["reconciliation"]["result"]), ("reconciled", "not-executed"))
 
+    def test_epoch_before_the_ledger_exists(self) -> None:
+        fresh = Client(BIN, db=os.path.join(self.tmp.name, "not-yet", "ledger.db"), agent="py-bot", env=self.env)
+        self.assertIsNone(fresh.epoch())  # an agent's first run: no ledger, no epoch, no traceback
+
     def test_epoch_and_authority_key(self) -> None:
         self.assertIsNone(self.client.epoch())
         out = json.loads(self.operator("epoch", "activate", "--json"))

@@ -18,7 +18,7 @@ import warnings
 from types import TracebackType
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Type, Union
 
-from .errors import BinaryNotFound, LeaseLapsed, TollgateError, error_for, parse_time
+from .errors import BinaryNotFound, LeaseLapsed, NotFound, TollgateError, error_for, parse_time
 
 Body = Union[str, Mapping[str, Any], Sequence[Any]]
 
@@ -178,8 +178,13 @@ class Client:
         return self._call(["status"], [key])
 
     def epoch(self) -> Optional[str]:
-        """The active operator epoch, or None when none was activated."""
-        answer = self._call(["epoch", "show"], [])
+        """The active operator epoch, or None when none was activated
+        (also before the ledger exists: an agent's first run on a new
+        ledger has nothing to fence against)."""
+        try:
+            answer = self._call(["epoch", "show"], [])
+        except NotFound:
+            return None
         return answer.get("epoch") or None
 
 
