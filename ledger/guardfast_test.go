@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// TestPostgresGuardFastPathMarkerStaysTheGuards: schema 20 lets the
+// TestPostgresGuardFastPathMarkerStaysTheGuards: schema 21 lets the
 // schema's triggers skip their checks of a row while tollgate_guard marks
 // its transaction as writing (tollgate_private.guard_writing), since the
 // guard computed every value of the rows it writes. An agent's role, over

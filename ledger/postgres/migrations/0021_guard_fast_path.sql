@@ -1,4 +1,4 @@
--- Schema 20: the one-call guard without the checks it has already made
+-- Schema 21: the one-call guard without the checks it has already made
 -- (issue 25). The triggers of schemas 11, 15 and 16 check every row the
 -- generic write functions store (tollgate_insert_*, tollgate_append_*),
 -- whose values are the client's; they judged tollgate_guard's rows as
@@ -284,7 +284,7 @@ BEGIN
     v_kind_sha := encode(sha256(convert_to(p_kind, 'UTF8')), 'hex');
     v_target_sha := encode(sha256(convert_to(p_target, 'UTF8')), 'hex');
     -- From here to the events, every row is the guard's own: the marker
-    -- (schema 20) lets the schema's triggers skip the checks the lines
+    -- (schema 21) lets the schema's triggers skip the checks the lines
     -- above already made. Nothing below returns before it is removed.
     INSERT INTO tollgate_private.guard_writing VALUES (txid_current());
     INSERT INTO intents VALUES (p_key, p_sha256, 'recorded');
