@@ -136,3 +136,51 @@ func TestPostgresReportFunctionRefusesOthers(t *testing.T) {
 	}
 	verifyOK(t, r.admin)
 }
+
+// TestPostgresReportMarkStaysTheReports: from schema 22 tollgate_report
+// marks its transaction while it writes, as the guard does (schema 21),
+// and the checks of its own rows skip it. An agent's role reports under
+// its own permit and then, in the same transaction or the same
+// multi-statement query, appends a forged "approved" event: the mark is
+// gone by then, the event's check refuses it, and nothing is kept.
+func TestPostgresReportMarkStaysTheReports(t *testing.T) {
+	r := attackRoles(t)
+	bot1, raw, owner := openAt(t, r.bot1), rawDB(t, r.bot1), rawDB(t, r.owner)
+	conn, err := raw.DB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	forged := `SELECT * FROM tollgate_append_events(ARRAY['%[1]s'], ARRAY['approved'], ARRAY['alice'], ARRAY['{"reason":"ok"}'],
+		ARRAY[(extract(epoch FROM now()) * 1000)::bigint], ARRAY['decisions'], ARRAY['%[1]s'], ARRAY[repeat('a', 64)])`
+	for i, inOneQuery := range []bool{false, true} {
+		key := fmt.Sprintf("run:mark-%d", i)
+		a, err := bot1.Guard(ctx, key, Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
+		if err != nil || a.Verdict != Permitted {
+			t.Fatalf("%s: %+v %v", key, a.Verdict, err)
+		}
+		before := ledgerState(t, owner)
+		report := fmt.Sprintf("SELECT o_path FROM tollgate_report('%s', '%s', 'succeeded', '', 1, '', 0)", key, a.PermitID)
+		if inOneQuery {
+			_, err = conn.ExecContext(ctx, report+"; "+fmt.Sprintf(forged, key))
+		} else {
+			if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+				t.Fatal(err)
+			}
+			var path string
+			if err := conn.QueryRowContext(ctx, report).Scan(&path); err != nil || path != "new" {
+				t.Fatalf("%s: bot1's own report in its transaction: %q %v", key, path, err)
+			}
+			_, err = conn.ExecContext(ctx, fmt.Sprintf(forged, key))
+			conn.ExecContext(ctx, "ROLLBACK")
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			t.Errorf("%s (one query %v): the forged event after a report: %v, want the database's refusal", key, inOneQuery, err)
+		}
+		if after := ledgerState(t, owner); after != before {
+			t.Errorf("%s (one query %v): the ledger changed: %s, was %s", key, inOneQuery, after, before)
+		}
+	}
+	verifyOK(t, r.admin)
+}
