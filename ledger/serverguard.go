@@ -90,6 +90,11 @@ func (s *Store) callOnServer(ctx context.Context, call func(context.Context) err
 		err := call(ctx)
 		switch {
 		case err == nil:
+		case errors.Is(err, engine.ErrNotSent) && ctx.Err() != nil:
+			// Not sent because the attempt's time ran out or the caller
+			// gave up while it waited for a connection: attempt tells
+			// which, and a caller that gave up is told so (context.Canceled).
+			return err
 		case errors.Is(err, engine.ErrNotSent):
 			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
 		case gaveUpLock(err):
