@@ -17,10 +17,12 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger"
 )
 
-// TestDoctorNamesWhoHoldsTheLedgerLock: an agent's role takes tollgate's
-// ledger-wide lock at session level (PostgreSQL grants pg_advisory_lock
-// to PUBLIC), which no transaction or idle timeout ends, and another
-// agent's guard waits behind it. doctor fails pg.lock-holders naming the
+// TestDoctorNamesWhoHoldsTheLedgerLock: an agent's role takes another
+// agent's key's lock at session level (PostgreSQL grants
+// pg_advisory_lock to PUBLIC), which no transaction or idle timeout
+// ends, and that agent's guard of the key waits behind it (from schema
+// 23 the ledger-wide lock is a table lock no agent can take:
+// ledger.TestPostgresAgentCannotHoldTheLedgerLock). doctor fails pg.lock-holders naming the
 // holder's pid and role, and passes again once the lock is let go (the
 // guard then goes through). pg.advisory-locks warns while agents may
 // take advisory locks; after the hardening it names, run as a superuser
@@ -70,12 +72,13 @@ func TestDoctorNamesWhoHoldsTheLedgerLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	var role string
-	if err := conn.QueryRowContext(ctx, "SELECT current_user FROM (SELECT pg_advisory_lock(1953459308, 0)) l").Scan(&role); err != nil {
+	const key = "run:behind-the-holder"
+	if err := conn.QueryRowContext(ctx, "SELECT current_user FROM (SELECT pg_advisory_lock(1953459309, hashtext($1))) l", key).Scan(&role); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := bot.Guard(ctx, "run:behind-the-holder", ledger.Payload{Kind: "run", Target: "t", Body: "b"}, ledger.GuardOptions{Agent: "bot"})
+		_, err := bot.Guard(ctx, key, ledger.Payload{Kind: "run", Target: "t", Body: "b"}, ledger.GuardOptions{Agent: "bot"})
 		done <- err
 	}()
 	var f doctor.Finding
@@ -84,16 +87,16 @@ func TestDoctorNamesWhoHoldsTheLedgerLock(t *testing.T) {
 			break
 		}
 	}
-	if f.OK || f.Severity != doctor.Fail || !strings.Contains(f.Message, "role "+role) || !strings.Contains(f.Message, "the ledger-wide lock") ||
+	if f.OK || f.Severity != doctor.Fail || !strings.Contains(f.Message, "role "+role) || !strings.Contains(f.Message, "a key's lock") ||
 		!strings.Contains(f.Fix, "pg_terminate_backend") {
 		t.Fatalf("a guard waits behind %s's session lock, and doctor says: %+v", role, f)
 	}
 	select {
 	case err := <-done:
-		t.Fatalf("the guard went through while the ledger-wide lock was held: %v", err)
+		t.Fatalf("the guard went through while its key's lock was held: %v", err)
 	default:
 	}
-	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(1953459308, 0)"); err != nil {
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_unlock(1953459309, hashtext($1))", key); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -115,7 +118,7 @@ func TestDoctorNamesWhoHoldsTheLedgerLock(t *testing.T) {
 	if f := find("pg.advisory-locks"); !f.OK {
 		t.Fatalf("after the revoke: %+v", f)
 	}
-	_, err = conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)")
+	_, err = conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459309, hashtext($1))", key)
 	if pe := (*pgconn.PgError)(nil); !errors.As(err, &pe) || pe.Code != "42501" {
 		t.Fatalf("an agent's own advisory lock after the revoke: %v, want permission denied", err)
 	}
@@ -156,4 +159,69 @@ func inDatabase(t *testing.T, server, dbURL string) string {
 	}
 	u.Path = d.Path
 	return u.String()
+}
+
+// TestDoctorNamesWhoHoldsTheLedgerGate: from schema 23 the ledger-wide
+// lock is a relation lock on tollgate_private.ledger_gate. An agent's
+// guard called in a transaction the agent leaves open holds it (ROW
+// SHARE) until that transaction ends, and a writer of ledger-wide facts
+// (here the schema's owner, locking the table EXCLUSIVE itself, without
+// the functions' half-second bound) waits behind it: doctor fails
+// pg.lock-holders naming the agent's pid and role and the ledger-wide
+// lock, and passes once the transaction ends.
+func TestDoctorNamesWhoHoldsTheLedgerGate(t *testing.T) {
+	ctx := context.Background()
+	owner := pgtest.DB(t)
+	admin, err := ledger.Open(ctx, owner, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	botURL := pgtest.Role(t, owner, "bot", "tollgate_agent")
+	doctor.SlowLockWait = 300 * time.Millisecond
+	defer func() { doctor.SlowLockWait = 5 * time.Second }()
+	find := func() doctor.Finding {
+		t.Helper()
+		f, ok := report(doctor.CheckPostgres(ctx, botURL)).Find("pg.lock-holders")
+		if !ok {
+			t.Fatal("no pg.lock-holders finding")
+		}
+		return f
+	}
+	tx, err := openDB(t, botURL).BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var role string
+	if err := tx.QueryRowContext(ctx, "SELECT current_user FROM (SELECT tollgate_lock_key('run:held-open')) l").Scan(&role); err != nil {
+		t.Fatal(err)
+	}
+	waiter, err := openDB(t, owner).BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiter.Rollback()
+	locked := make(chan error, 1)
+	go func() {
+		_, err := waiter.ExecContext(ctx, "LOCK TABLE tollgate_private.ledger_gate IN EXCLUSIVE MODE")
+		locked <- err
+	}()
+	var f doctor.Finding
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if f = find(); !f.OK {
+			break
+		}
+	}
+	if f.OK || !strings.Contains(f.Message, "role "+role) || !strings.Contains(f.Message, "the ledger-wide lock (RowShareLock)") {
+		t.Fatalf("a ledger-wide change waits behind %s's open transaction, and doctor says: %+v", role, f)
+	}
+	tx.Rollback()
+	if err := <-locked; err != nil {
+		t.Fatalf("the owner's lock after the agent's transaction ended: %v", err)
+	}
+	waiter.Rollback()
+	if f := find(); !f.OK {
+		t.Fatalf("the lock was let go: %+v", f)
+	}
 }

@@ -97,14 +97,23 @@ func CheckPostgres(ctx context.Context, dsn string) []Finding {
 	return out
 }
 
-// The advisory lock classes tollgate's functions take (schema 13,
-// tollgate_lock_key and tollgate_lock_head): the ledger-wide lock, taken
-// shared by every key transaction and exclusive by writers of
-// ledger-wide facts, and one lock per logical key.
+// The advisory lock classes tollgate's functions took or take: the
+// ledger-wide lock up to schema 22 (taken shared by every key
+// transaction and exclusive by writers of ledger-wide facts; from schema
+// 23 it is a relation lock on gateTable), and one lock per logical key.
 const (
 	ledgerLockClass = 1953459308
 	keyLockClass    = 1953459309
 )
+
+// gateTable is the table whose relation lock is the ledger-wide lock
+// from schema 23: ROW SHARE for key transactions, EXCLUSIVE for writers
+// of ledger-wide facts. No role but the schema's owner can take it.
+const gateTable = "ledger_gate"
+
+// privateSchema holds the tables no role but the schema's owner reaches
+// (schema 10), the gate among them.
+const privateSchema = "tollgate_private"
 
 // SlowLockWait is how long a session may wait for one of tollgate's
 // locks before doctor names the sessions that hold it: a guard's own
@@ -115,8 +124,10 @@ var SlowLockWait = 5 * time.Second
 // advisoryGrants says whether the agent's role may take advisory locks
 // itself. PostgreSQL grants pg_advisory_lock to PUBLIC, and a lock taken
 // at session level outlives every transaction and every timeout: an
-// agent that takes the ledger-wide lock that way stops every guard and
-// every decision until its session ends. tollgate takes its locks inside
+// agent that takes a key's lock that way stops every guard, report and
+// decision of that key until its session ends (up to schema 22 the
+// ledger-wide lock was an advisory lock too, and stopped them all; from
+// schema 23 it is a table lock no agent can take). tollgate takes its locks inside
 // its SECURITY DEFINER functions, as the schema's owner, so a database
 // whose superuser revoked them from PUBLIC (granting them to the owner)
 // loses nothing.
@@ -130,10 +141,10 @@ func advisoryGrants(ctx context.Context, conn *pgx.Conn) Finding {
 	case err != nil:
 		return fail("pg.advisory-locks", fmt.Sprintf("cannot read who may take advisory locks: %v", err), "doctor must read the catalog: fix what the error names")
 	case may:
-		return warn("pg.advisory-locks", AgentRole+" may take advisory locks itself (PUBLIC may): an agent can take tollgate's ledger-wide lock for as long as its session lives, and every guard and decision waits",
+		return warn("pg.advisory-locks", AgentRole+" may take advisory locks itself (PUBLIC may): an agent can take another key's lock for as long as its session lives, and every guard, report and decision of that key waits (the ledger-wide lock is a table lock no agent can take, from schema 23)",
 			"as a superuser, in the ledger's database: "+safetext.Escape(AdvisoryRevokeSQL(owner)))
 	}
-	return pass("pg.advisory-locks", AgentRole+" takes advisory locks only through tollgate's functions", "no agent can hold the ledger-wide lock beyond one of its transactions")
+	return pass("pg.advisory-locks", AgentRole+" takes advisory locks only through tollgate's functions", "no agent can hold a key's lock beyond one of its transactions")
 }
 
 // AdvisoryRevokeSQL is the hardening doctor names: the advisory lock
@@ -148,21 +159,27 @@ func AdvisoryRevokeSQL(owner string) string {
 
 // lockHolders names the sessions that hold one of tollgate's locks while
 // another has waited for it longer than SlowLockWait: the answer at 3
-// a.m. to "why does every guard time out". pg_locks and the holders'
-// roles are readable by any role.
+// a.m. to "why does every guard time out". pg_locks, pg_class and the
+// holders' roles are readable by any role (the gate table is found by
+// name in the catalog: a role without the schema's USAGE cannot cast its
+// name to regclass). ACCESS SHARE on the gate, which any role can take
+// by the table's number, conflicts with no lock tollgate takes.
 func lockHolders(ctx context.Context, conn *pgx.Conn) Finding {
 	rows, err := conn.Query(ctx, `
-		SELECT h.pid, coalesce(a.usename::text, '?'), h.mode, h.classid = $1::int::oid,
+		SELECT h.pid, coalesce(a.usename::text, '?'), h.mode, h.locktype = 'relation' OR h.classid = $1::int::oid,
 		       count(w.pid), extract(epoch FROM max(now() - w.waitstart))::float8
 		FROM pg_locks h
-		JOIN pg_locks w ON w.locktype = 'advisory' AND NOT w.granted AND w.database = h.database
-		     AND w.classid = h.classid AND w.objid = h.objid AND w.objsubid = h.objsubid
+		JOIN pg_locks w ON w.locktype = h.locktype AND NOT w.granted AND w.database = h.database AND w.pid <> h.pid
+		     AND w.classid IS NOT DISTINCT FROM h.classid AND w.objid IS NOT DISTINCT FROM h.objid
+		     AND w.objsubid IS NOT DISTINCT FROM h.objsubid AND w.relation IS NOT DISTINCT FROM h.relation
 		     AND now() - w.waitstart > make_interval(secs => $3::float8)
 		LEFT JOIN pg_stat_activity a ON a.pid = h.pid
-		WHERE h.locktype = 'advisory' AND h.granted AND h.classid IN ($1::int::oid, $2::int::oid)
-		  AND h.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-		GROUP BY h.pid, a.usename, h.mode, h.classid
-		ORDER BY h.pid`, ledgerLockClass, keyLockClass, SlowLockWait.Seconds())
+		WHERE h.granted AND h.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+		  AND (h.locktype = 'advisory' AND h.classid IN ($1::int::oid, $2::int::oid)
+		       OR h.locktype = 'relation' AND h.mode <> 'AccessShareLock' AND h.relation = (SELECT c.oid FROM pg_class c
+		          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $4::text AND c.relname = $5::text))
+		GROUP BY h.pid, a.usename, h.mode, h.locktype, h.classid
+		ORDER BY h.pid`, ledgerLockClass, keyLockClass, SlowLockWait.Seconds(), privateSchema, gateTable)
 	if err != nil {
 		return fail("pg.lock-holders", fmt.Sprintf("cannot read pg_locks: %v", err), "doctor must read pg_locks: fix what the error names")
 	}

@@ -1,0 +1,202 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
+)
+
+// gateSchema is the last schema whose ledger-wide lock was the advisory
+// lock (1953459308, 0), which PostgreSQL lets any role take.
+const gateSchema = 22
+
+// newPGRolesAt is newPGRoles on a ledger migrated up to schema upTo
+// (0: this build's).
+func newPGRolesAt(t *testing.T, upTo int) pgRoles {
+	t.Helper()
+	if upTo == 0 {
+		return newPGRoles(t)
+	}
+	r := pgRoles{owner: pgtest.DB(t)}
+	eng, err := postgres.Open(ctx, r.owner, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), UpTo: upTo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.admin, err = New(ctx, eng, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.admin.Close() })
+	setRules(t, r.admin)
+	r.bot1 = pgtest.Role(t, r.owner, "bot1", "tollgate_agent")
+	r.bot2 = pgtest.Role(t, r.owner, "bot2", "tollgate_agent")
+	r.alice = pgtest.Role(t, r.owner, "alice", "tollgate_operator")
+	return r
+}
+
+// TestPostgresAgentCannotHoldTheLedgerLock: an agent's role (bot1), or
+// an operator's (alice), runs SELECT pg_advisory_lock(1953459308, 0) in
+// a session it keeps: PostgreSQL grants the function to PUBLIC. On
+// schema 22, where that advisory lock was the ledger-wide lock every
+// guard takes shared, another agent's guard bounded at one second then
+// fails with 55P03 (asserted, so the test shows the attack is real);
+// from schema 23 the ledger-wide lock is a table lock no such role can
+// take, and the guard is permitted while the attacker holds the
+// advisory lock, as is an operator's ledger-wide change.
+func TestPostgresAgentCannotHoldTheLedgerLock(t *testing.T) {
+	for _, upTo := range []int{gateSchema, 0} {
+		t.Run(fmt.Sprintf("upTo=%d", upTo), func(t *testing.T) {
+			r := newPGRolesAt(t, upTo)
+			for _, attacker := range []string{r.bot1, r.alice} {
+				conn, err := rawDB(t, attacker).DB.Conn(ctx) // one session: the lock is the session's
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)"); err != nil {
+					t.Fatalf("the advisory lock: %v", err)
+				}
+				got := boundedGuard(t, r, fmt.Sprintf("run:behind-%d", len(attacker)))
+				var changeErr error
+				if upTo == 0 {
+					changeErr = boundedChange(r)
+				}
+				conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()")
+				conn.Close()
+				switch {
+				case upTo != 0 && got.code != "55P03":
+					t.Errorf("schema %d: another agent's guard while the ledger-wide lock is held: %+v, want 55P03", upTo, got)
+				case upTo == 0 && (got.code != "" || got.permit == ""):
+					t.Errorf("another agent's guard while the old ledger-wide lock is held: %+v, want a permit", got)
+				case changeErr != nil:
+					t.Errorf("an operator's change while the old ledger-wide lock is held: %v", changeErr)
+				}
+			}
+		})
+	}
+}
+
+// boundedGuard is bot2's honest guard of a new key, its lock waits
+// bounded at one second.
+func boundedGuard(t *testing.T, r pgRoles, key string) fnReply {
+	t.Helper()
+	c := honestFn(key, Payload{"run", "t", "b"}, "bot2")
+	c.wait = int64(1000)
+	return callFn(t, rawDB(t, r.bot2).DB, c)
+}
+
+// boundedChange is an operator's ledger-wide change (a rule), given
+// three seconds.
+func boundedChange(r pgRoles) error {
+	sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := r.admin.SetPolicy(sctx, approvals.Rule{Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour}, "root")
+	return err
+}
+
+// TestPostgresLedgerGateOutOfReach: schema 23's ledger-wide lock is a
+// relation lock on tollgate_private.ledger_gate. An agent's role and an
+// operator's try every direct way to hold a lock on it that conflicts
+// with the guards' ROW SHARE or the operators' EXCLUSIVE, each in a
+// transaction left open: LOCK TABLE in each of PostgreSQL's eight
+// modes, SELECT ... FOR UPDATE, NO KEY UPDATE, SHARE and KEY SHARE, a
+// view, a child table, TRUNCATE, ANALYZE, ALTER and DROP. The database
+// refuses each (no role but the owner may use the schema, and none is
+// granted anything on the table). The one lock a role can take, ACCESS
+// SHARE through a function that opens a relation by its number, is held
+// open meanwhile: another agent's guard bounded at one second is
+// permitted, and an operator's change goes through. The owner's catalog
+// shows no grant, no view, no child and no trigger on the table.
+func TestPostgresLedgerGateOutOfReach(t *testing.T) {
+	r := newPGRoles(t)
+	owner := rawDB(t, r.owner)
+	var gate int64
+	var owned bool
+	var grants, views, children, triggers int
+	err := owner.DB.QueryRow(`SELECT c.oid::int8, c.relowner = n.nspowner,
+		(SELECT count(*) FROM aclexplode(coalesce(c.relacl, acldefault('r', c.relowner))) a WHERE a.grantee <> c.relowner),
+		(SELECT count(*) FROM pg_depend d WHERE d.classid = 'pg_rewrite'::regclass AND d.refobjid = c.oid),
+		(SELECT count(*) FROM pg_inherits i WHERE i.inhparent = c.oid),
+		(SELECT count(*) FROM pg_trigger g WHERE g.tgrelid = c.oid)
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.oid = 'tollgate_private.ledger_gate'::regclass`).Scan(&gate, &owned, &grants, &views, &children, &triggers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !owned || grants+views+children+triggers != 0 {
+		t.Errorf("ledger_gate: the schema owner's %v, %d grants to others, %d views, %d children, %d triggers; want none", owned, grants, views, children, triggers)
+	}
+	refused := []string{}
+	for _, mode := range []string{"ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE", "SHARE UPDATE EXCLUSIVE", "SHARE", "SHARE ROW EXCLUSIVE", "EXCLUSIVE", "ACCESS EXCLUSIVE"} {
+		refused = append(refused, "LOCK TABLE tollgate_private.ledger_gate IN "+mode+" MODE")
+	}
+	for _, how := range []string{"UPDATE", "NO KEY UPDATE", "SHARE", "KEY SHARE"} {
+		refused = append(refused, "SELECT * FROM tollgate_private.ledger_gate FOR "+how)
+	}
+	refused = append(refused,
+		"CREATE TEMP VIEW gate_view AS SELECT * FROM tollgate_private.ledger_gate",
+		"CREATE TEMP TABLE gate_child () INHERITS (tollgate_private.ledger_gate)",
+		"TRUNCATE tollgate_private.ledger_gate",
+		"ANALYZE tollgate_private.ledger_gate",
+		"ALTER TABLE tollgate_private.ledger_gate ADD COLUMN x int",
+		"DROP TABLE tollgate_private.ledger_gate",
+		fmt.Sprintf("LOCK TABLE %d", gate), // not a name: a syntax error, no lock
+	)
+	var open []*sql.Tx
+	defer func() {
+		for _, tx := range open {
+			tx.Rollback()
+		}
+	}()
+	for _, who := range []string{r.bot1, r.alice} {
+		db := rawDB(t, who).DB
+		for _, q := range refused {
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = tx.ExecContext(ctx, q)
+			if pe := (*pgconn.PgError)(nil); err == nil || !errors.As(err, &pe) {
+				t.Errorf("%s: %q: %v, want the database's refusal", roleOf(who), q, err)
+				open = append(open, tx)
+				continue
+			}
+			tx.Rollback()
+		}
+		// The lock a role can take: ACCESS SHARE, which conflicts only
+		// with ACCESS EXCLUSIVE.
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, "SELECT pg_relation_size($1::oid)", gate); err != nil {
+			t.Logf("%s: pg_relation_size by number: %v", roleOf(who), err)
+			tx.Rollback()
+		} else {
+			open = append(open, tx)
+		}
+	}
+	if got := boundedGuard(t, r, "run:past-the-gate"); got.code != "" || got.permit == "" {
+		t.Errorf("another agent's guard while the attackers' transactions are open: %+v", got)
+	}
+	if err := boundedChange(r); err != nil {
+		t.Errorf("an operator's change while the attackers' transactions are open: %v", err)
+	}
+}
+
+// roleOf is the role a test URL logs in as, for messages.
+func roleOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "?"
+	}
+	return p.User.Username()
+}
