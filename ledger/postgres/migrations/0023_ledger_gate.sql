@@ -11,7 +11,7 @@
 -- failed; only a superuser could take the function back.
 --
 -- Now the lock is a relation lock on tollgate_private.ledger_gate, a
--- table with no columns and no rows: ROW SHARE where the shared advisory
+-- table that never holds a row: ROW SHARE where the shared advisory
 -- lock was taken, EXCLUSIVE where the exclusive one was (EXCLUSIVE
 -- conflicts with ROW SHARE and with itself, ROW SHARE with neither of
 -- the weak modes others may hold). No role but the schema's owner may
@@ -35,7 +35,7 @@
 -- decision of it) for as long as its session lives, not the ledger
 -- (docs/postgres-roles.md; doctor's pg.advisory-locks names the
 -- superuser's REVOKE that closes it).
-CREATE TABLE tollgate_private.ledger_gate ();
+CREATE TABLE tollgate_private.ledger_gate (one boolean);
 REVOKE ALL ON tollgate_private.ledger_gate FROM PUBLIC;
 
 -- The functions that took the shared advisory lock keep their text but
