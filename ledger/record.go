@@ -63,7 +63,14 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 		return Intent{}, err
 	}
 	digest := p.Digest()
-	if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
+	if sr, ok := s.serverRecord(); ok {
+		// The database records the common intent whole, an identical
+		// retry's lookup included, in one round trip; what it leaves to
+		// this path it leaves having written nothing.
+		if in, done, err := s.recordOnServer(ctx, sr, k, p, digest, opt); done || err != nil {
+			return in, err
+		}
+	} else if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
 		return ix.intent(k, toMS(s.now())), nil
 	}
 	r, err := writeKeyed(ctx, s, k.Logical, func(tx *Tx) (refused[Intent], error) {

@@ -112,6 +112,9 @@ func TestPostgresRoundTrips(t *testing.T) {
 		if _, err := s.Status(ctx, k); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := s.Record(ctx, "rec:"+k[len("run:"):], Payload{"run", "t", "b"}, RecordOptions{Agent: "bot"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var a Answer
 	got := map[string]int{
@@ -122,11 +125,20 @@ func TestPostgresRoundTrips(t *testing.T) {
 	held["report"] = wire.held
 	got["guard, settled key"] = wire.calls(t, "guard of a settled key", func() error { _, err := guard("run:1", "b"); return err })
 	got["status"] = wire.calls(t, "status", func() error { _, err := s.Status(ctx, "run:1"); return err })
+	record := func() error {
+		_, err := s.Record(ctx, "rec:1", Payload{"run", "t", "b"}, RecordOptions{Agent: "bot"})
+		return err
+	}
+	got["record, new key"] = wire.calls(t, "record of a new key", record)
+	held["record, new key"] = wire.held
+	got["record, retry"] = wire.calls(t, "record's identical retry", record)
 	// A guard is one round trip from schema 14 (tollgate_guard), a new
 	// key's and a retry's alike, and a status one statement (statusSQL; it
 	// read every table in a transaction of 16), and from schema 19 a
-	// report one call (tollgate_report; it took 9, then 7).
-	limit := map[string]int{"guard, new key": 1, "report": 1, "guard, settled key": 1, "status": 1}
+	// report one call (tollgate_report; it took 9, then 7), and from
+	// schema 24 a record one call (tollgate_record; it took 9, its
+	// retry 1).
+	limit := map[string]int{"guard, new key": 1, "report": 1, "guard, settled key": 1, "status": 1, "record, new key": 1, "record, retry": 1}
 	for what, n := range got {
 		if n > limit[what] {
 			t.Errorf("%s: %d round trips, more than %d", what, n, limit[what])

@@ -36,12 +36,8 @@ func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
 // whose retries all fail is told the commit is unknown, as a key
 // transaction whose COMMIT got no answer is.
 func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key, p Payload, digest string, opt GuardOptions) (Answer, bool, error) {
-	c := engine.GuardCall{Key: k.String(), SHA256: digest, Kind: p.Kind, Target: p.Target, BodySHA256: sha256Hex([]byte(p.Body)),
-		Redacted: opt.Redact, Agent: opt.Agent, ContextSHA256: opt.Context.Digest(), Context: string(opt.Context.Canonical()),
-		LeaseMS: opt.Lease.Milliseconds(), PermitID: newUUID()}
-	if !opt.Redact {
-		c.Canonical = string(p.Canonical())
-	}
+	c := keyCall(k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context})
+	c.LeaseMS, c.PermitID = opt.Lease.Milliseconds(), newUUID()
 	var r engine.GuardReply
 	var has bool
 	err := s.callOnServer(ctx, func(ctx context.Context) (err error) {
@@ -76,6 +72,66 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 		return Answer{}, false, nil
 	}
 	return Answer{}, false, fmt.Errorf("ledger: the database's guard of key %s answered an unknown path %q", c.Key, r.Path)
+}
+
+// keyCall is what a one-call guard or record sends for key k and
+// payload p (digest is p's).
+func keyCall(k Key, p Payload, digest string, opt RecordOptions) engine.GuardCall {
+	c := engine.GuardCall{Key: k.String(), SHA256: digest, Kind: p.Kind, Target: p.Target, BodySHA256: sha256Hex([]byte(p.Body)),
+		Redacted: opt.Redact, Agent: opt.Agent, ContextSHA256: opt.Context.Digest(), Context: string(opt.Context.Canonical())}
+	if !opt.Redact {
+		c.Canonical = string(p.Canonical())
+	}
+	return c
+}
+
+// serverRecord returns the engine's one-call record when this store may
+// use it: a writer on an engine that has one (PostgreSQL, schema 24)
+// whose time is the engine's. A record grants nothing, so no proof read
+// outside the ledger (an anchor, a witness) is needed.
+func (s *Store) serverRecord() (engine.ServerRecord, bool) {
+	sr, ok := s.eng.(engine.ServerRecord)
+	if !ok || s.w == nil || s.sealed || !s.engineClock || s.noEngineClock.Load() {
+		return nil, false
+	}
+	return sr, true
+}
+
+// recordOnServer records one intent through the engine's call, retried
+// as a write is. done is false when the database left the record to the
+// full path (it wrote nothing then) or has no such call: a key recorded
+// already whose projection row is not an identical retry's (a conflict,
+// for the full path to log), an archived key, a key of another epoch, a
+// signed ledger. An attempt after one whose answer was lost finds the
+// key recorded and is answered by the full path as a replay, as the
+// client's own retry is.
+func (s *Store) recordOnServer(ctx context.Context, sr engine.ServerRecord, k Key, p Payload, digest string, opt RecordOptions) (Intent, bool, error) {
+	c := keyCall(k, p, digest, opt)
+	var r engine.GuardReply
+	var has bool
+	err := s.callOnServer(ctx, func(ctx context.Context) (err error) {
+		r, has, err = sr.ServerRecord(ctx, c)
+		return err
+	}, func() { c.Retry = true })
+	if err != nil || !has {
+		return Intent{}, false, err
+	}
+	switch r.Path {
+	case engine.GuardNew:
+		s.commits.Add(1)
+		return Intent{Key: k, SHA256: digest, Created: true, Retained: true, Redacted: opt.Redact,
+			Agent: opt.Agent, Kind: p.Kind, State: StateRecorded}, true, nil
+	case engine.GuardIndex:
+		// The key's projection row, as fastLookup reads it.
+		ix := indexRow{Key: c.Key, Kind: p.Kind}
+		if !ix.unpack(r.Answer) || ix.SHA256 != digest || ix.Context != c.ContextSHA256 {
+			return Intent{}, false, nil
+		}
+		return ix.intent(k, toMS(s.now())), true, nil
+	case engine.GuardFull:
+		return Intent{}, false, nil
+	}
+	return Intent{}, false, fmt.Errorf("ledger: the database's record of key %s answered an unknown path %q", c.Key, r.Path)
 }
 
 // callOnServer runs one call of the engine's own (a transaction of its

@@ -17,12 +17,18 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
-// clientPath is a PostgreSQL engine without its one-call guard: the
-// store on it guards through the state machine's own key transactions.
+// clientPath is a PostgreSQL engine without its one-call guard and
+// record: the store on it guards and records through the state
+// machine's own key transactions.
 type clientPath struct{ *postgres.Engine }
 
 // ServerGuard declines, so that the state machine takes its own path.
 func (clientPath) ServerGuard(context.Context, engine.GuardCall) (engine.GuardReply, bool, error) {
+	return engine.GuardReply{}, false, nil
+}
+
+// ServerRecord declines too: a record takes the state machine's path.
+func (clientPath) ServerRecord(context.Context, engine.GuardCall) (engine.GuardReply, bool, error) {
 	return engine.GuardReply{}, false, nil
 }
 
@@ -35,6 +41,33 @@ func sameShape(a Answer) Answer {
 	return a
 }
 
+// functionAndClient opens a new ledger (its URL first) twice: fn takes
+// the database's one-call functions, its round trips counted by wire;
+// client the state machine's own key transactions (clientPath). Both are
+// closed when the test ends.
+func functionAndClient(t *testing.T) (u string, fn, client *Store, wire *wireCounter) {
+	t.Helper()
+	u = pgtest.DB(t)
+	wire = &wireCounter{}
+	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), Tracer: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fn, err = New(ctx, eng, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fn.Close() })
+	eng2, err := postgres.Open(ctx, u, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if client, err = New(ctx, clientPath{eng2}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return u, fn, client, wire
+}
+
 // TestPostgresGuardFunctionWritesAsTheClient: a guard answered by the
 // database's one call (schema 14) writes the facts and events a guard
 // through the state machine's own transactions writes, event for event
@@ -45,26 +78,7 @@ func sameShape(a Answer) Answer {
 // retried, are the client path's; each is one round trip; and verify and
 // export prove every row it wrote.
 func TestPostgresGuardFunctionWritesAsTheClient(t *testing.T) {
-	u := pgtest.DB(t)
-	wire := &wireCounter{}
-	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), Tracer: wire})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fn, err := New(ctx, eng, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fn.Close()
-	eng2, err := postgres.Open(ctx, u, postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := New(ctx, clientPath{eng2}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	_, fn, client, wire := functionAndClient(t)
 	weird := "w<&>\u2028\u2029\b\f\x01\x7f\"\\é/"
 	for _, r := range []approvals.Rule{{Pattern: "run", Mode: approvals.Auto}, {Pattern: "ask", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2},
 		{Pattern: "stop", Mode: approvals.Deny}, {Pattern: "w*", Mode: approvals.Auto}} {

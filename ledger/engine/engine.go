@@ -108,6 +108,21 @@ type ServerGuard interface {
 	ServerGuard(ctx context.Context, c GuardCall) (GuardReply, bool, error)
 }
 
+// ServerRecord is an engine that records the common intent whole in one
+// call of its own (PostgreSQL from schema 24, tollgate_record): a new key
+// on a ledger whose trust the database can judge alone, its intent, its
+// payload, the projection and the event in the call's one transaction,
+// at the database's time (GuardNew); or an existing key's projection row
+// read in the same round trip, for the state machine to judge as its
+// fast path does (GuardIndex). Anything else it answers GuardFull,
+// having written nothing. A record is a guard's first half: the call is
+// a GuardCall whose LeaseMS and PermitID are not used, and its lock
+// waits are bounded as a ServerGuard's are. Its second result is false,
+// with nothing sent, when the schema has no such call.
+type ServerRecord interface {
+	ServerRecord(ctx context.Context, c GuardCall) (GuardReply, bool, error)
+}
+
 // GuardCall is what a guard sends: the key, its payload as the state
 // machine stores it (Canonical is empty when Redacted: only digests are
 // kept), the agent, the context's canonical text and digest, the lease

@@ -72,8 +72,9 @@ type Engine struct {
 	location string
 	ro       bool
 	// guardFn is set when the schema has tollgate_guard (version 14),
-	// reportFn when it has tollgate_report (version 19).
-	guardFn, reportFn bool
+	// reportFn when it has tollgate_report (version 19), recordFn when it
+	// has tollgate_record (version 24).
+	guardFn, reportFn, recordFn bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -146,7 +147,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
 	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
-		e.guardFn, e.reportFn = version >= guardVersion, version >= reportVersion
+		e.guardFn, e.reportFn, e.recordFn = version >= guardVersion, version >= reportVersion, version >= recordVersion
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -163,6 +164,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	}
 	e.guardFn = opt.UpTo == 0 || opt.UpTo >= guardVersion
 	e.reportFn = opt.UpTo == 0 || opt.UpTo >= reportVersion
+	e.recordFn = opt.UpTo == 0 || opt.UpTo >= recordVersion
 	return nil
 }
 
@@ -411,44 +413,86 @@ type guardResult struct {
 // ServerGuard implements engine.ServerGuard with tollgate_guard
 // (schema 14).
 func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.GuardReply, bool, error) {
-	var r engine.GuardReply
 	if !e.guardFn || e.ro {
-		return r, false, nil
-	}
-	var canonical *string
-	if !c.Redacted {
-		canonical = &c.Canonical
+		return engine.GuardReply{}, false, nil
 	}
 	q := guardSQL
 	if c.Retry {
 		q = retryGuardSQL
 	}
+	r, err := e.keyCall(ctx, q, "tollgate_guard", func(canonical *string, waitMS int64) []any {
+		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS}
+	}, c)
+	return r, true, err
+}
+
+// recordVersion is the schema version that made tollgate_record.
+const recordVersion = 24
+
+// recordSQL is a record's one round trip, as guardSQL is a guard's: the
+// key's projection row when it has one, else tollgate_record's answer.
+// retryRecordSQL calls the function whatever the row: after an attempt
+// whose answer was lost it finds the key recorded and leaves it to the
+// client's path, whose key transaction waits for the ledger's replicas.
+const (
+	recordSQL = `SELECT x.answer, NULL::text,
+	CASE WHEN x.answer IS NULL THEN to_json(tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))::text END
+	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
+	retryRecordSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))::text`
+)
+
+// ServerRecord implements engine.ServerRecord with tollgate_record
+// (schema 24).
+func (e *Engine) ServerRecord(ctx context.Context, c engine.GuardCall) (engine.GuardReply, bool, error) {
+	if !e.recordFn || e.ro {
+		return engine.GuardReply{}, false, nil
+	}
+	q := recordSQL
+	if c.Retry {
+		q = retryRecordSQL
+	}
+	r, err := e.keyCall(ctx, q, "tollgate_record", func(canonical *string, waitMS int64) []any {
+		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, waitMS}
+	}, c)
+	return r, true, err
+}
+
+// keyCall sends q, a one-call guard or record (guardSQL's three columns:
+// the key's projection answer, the active epoch, the function's answer
+// as JSON), with the arguments args makes from the call's canonical text
+// (NULL when redacted) and its lock bound; fn names the function in
+// errors. Events the call left pending are sealed after its commit.
+func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical *string, waitMS int64) []any, c engine.GuardCall) (engine.GuardReply, error) {
+	var r engine.GuardReply
+	var canonical *string
+	if !c.Redacted {
+		canonical = &c.Canonical
+	}
 	conn, waitMS, err := e.callConn(ctx)
 	if err != nil {
-		return r, true, err
+		return r, err
 	}
 	defer conn.Close()
 	var answer, epoch, called sql.NullString
-	err = conn.QueryRowContext(ctx, q, c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256,
-		c.Context, c.LeaseMS, c.PermitID, waitMS).Scan(&answer, &epoch, &called)
+	err = conn.QueryRowContext(ctx, q, args(canonical, waitMS)...).Scan(&answer, &epoch, &called)
 	switch {
 	case err != nil:
-		return r, true, err
+		return r, err
 	case answer.Valid:
 		r.Path, r.Answer = engine.GuardIndex, answer.String
 		r.ActiveEpoch, r.EpochRead = epoch.String, epoch.Valid
-		return r, true, nil
+		return r, nil
 	}
 	var g guardResult
 	if err := json.Unmarshal([]byte(called.String), &g); err != nil {
-		return r, true, fmt.Errorf("tollgate_guard's answer: %w", err)
+		return r, fmt.Errorf("%s's answer: %w", fn, err)
 	}
 	r = engine.GuardReply{Path: engine.GuardPath(g.Path), Answer: g.Answer, Now: g.Now, Mode: g.Mode, RuleID: g.Rule, Pattern: g.Pattern,
 		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS}
 	if g.Unsealed != nil {
 		sealAfter(ctx, conn, *g.Unsealed)
 	}
-	return r, true, nil
+	return r, nil
 }
 
 // callConn is the connection a one-call function runs on and the bound,
