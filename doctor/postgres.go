@@ -127,7 +127,9 @@ var SlowLockWait = 5 * time.Second
 // agent that takes a key's lock that way stops every guard, report and
 // decision of that key until its session ends (up to schema 22 the
 // ledger-wide lock was an advisory lock too, and stopped them all; from
-// schema 23 it is a table lock no agent can take). tollgate takes its locks inside
+// schema 23 it is a table lock no agent can take), and locks enough
+// values of its own to fill the server's shared lock table stop every
+// session that needs a lock. tollgate takes its locks inside
 // its SECURITY DEFINER functions, as the schema's owner, so a database
 // whose superuser revoked them from PUBLIC (granting them to the owner)
 // loses nothing.
@@ -141,7 +143,7 @@ func advisoryGrants(ctx context.Context, conn *pgx.Conn) Finding {
 	case err != nil:
 		return fail("pg.advisory-locks", fmt.Sprintf("cannot read who may take advisory locks: %v", err), "doctor must read the catalog: fix what the error names")
 	case may:
-		return warn("pg.advisory-locks", AgentRole+" may take advisory locks itself (PUBLIC may): an agent can take another key's lock for as long as its session lives, and every guard, report and decision of that key waits (the ledger-wide lock is a table lock no agent can take, from schema 23)",
+		return warn("pg.advisory-locks", AgentRole+" may take advisory locks itself (PUBLIC may): an agent can take another key's lock for as long as its session lives, and every guard, report and decision of that key waits (the ledger-wide lock is a table lock no agent can take, from schema 23), or fill the server's lock table until every session fails with 'out of shared memory'",
 			"as a superuser, in the ledger's database: "+safetext.Escape(AdvisoryRevokeSQL(owner)))
 	}
 	return pass("pg.advisory-locks", AgentRole+" takes advisory locks only through tollgate's functions", "no agent can hold a key's lock beyond one of its transactions")
