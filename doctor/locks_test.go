@@ -202,9 +202,12 @@ func TestDoctorNamesWhoHoldsTheLedgerGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer waiter.Rollback()
+	// Cancelled first on a failure: a rollback waits for the statement.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	locked := make(chan error, 1)
 	go func() {
-		_, err := waiter.ExecContext(ctx, "LOCK TABLE tollgate_private.ledger_gate IN EXCLUSIVE MODE")
+		_, err := waiter.ExecContext(wctx, "LOCK TABLE tollgate_private.ledger_gate IN EXCLUSIVE MODE")
 		locked <- err
 	}()
 	var f doctor.Finding

@@ -78,6 +78,13 @@ func CheckPostgres(ctx context.Context, dsn string) []Finding {
 	if err != nil {
 		return []Finding{fail("pg.connect", "the ledger URL does not parse", "fix --db or TOLLGATE_DB (a libpq URL)")}
 	}
+	// Each query once, unnamed: behind a pooler in transaction mode
+	// (pgbouncer) a statement pgx prepared by name on one server session
+	// collides with its twin on the next (42P05), and doctor gains nothing
+	// from keeping them.
+	if cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
