@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,5 +55,78 @@ func TestPostgresGuardHoleAgentHoldsAnotherKey(t *testing.T) {
 	a, err := bot2.Guard(gctx, "ask:held", p, GuardOptions{Agent: "bot2"})
 	if err != nil || a.Verdict != Permitted {
 		t.Errorf("bot2's guard of its approved request while bot1 holds the key: %+v %v, want its permit", a.Verdict, err)
+	}
+}
+
+// TestPostgresGuardHoleAgentHoldsChainHead: tollgate_seal, granted to
+// tollgate_agent, locks the chain head (chain_head FOR UPDATE) whenever
+// an event is pending, and keeps it until its caller's transaction ends,
+// without the ledger-wide advisory lock that schema 20 bounds. bot1 makes
+// an event pending itself (a guard in a transaction it leaves open holds
+// the head, so its second guard, from another session, commits its
+// events pending, and bot1 never seals them), ends the first
+// transaction, and calls tollgate_seal(NULL, 0) in a transaction it
+// leaves open. From then on every operator decision, rule, epoch or
+// operator change waits for the head and fails ("ledger unavailable ...
+// read the chain head: timeout", exit 75 from `tollgate approve` after
+// 30 s), naming no holder, for as long as bot1's session lives; and
+// while the operator's attempt waits for the head it holds the
+// ledger-wide lock exclusively, so every other agent's guard of a new key
+// waits behind it (about 9 s in the CLI) — the freeze schema 20 meant to
+// end. The function should not hold the head past its own statement for
+// an agent (an agent seals in a transaction of its own, committed by the
+// call), or an operator's wait for the head should give up and name the
+// holder as its wait for the ledger-wide lock does.
+func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
+	showHole(t, "an agent's role holds the chain head with tollgate_seal(NULL, 0) in a transaction it leaves open (after making one event pending itself): every operator decision fails with 'read the chain head: timeout', naming no holder, and other agents' guards stall behind the operator's wait")
+	r := attackRoles(t)
+	bot2, alice := openAt(t, r.bot2), openAt(t, r.alice)
+	if a, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot2's request: %+v %v", a, err)
+	}
+	raw1 := rawDB(t, r.bot1)
+	first, err := raw1.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := callFn(t, first, honestFn("run:head-1", Payload{"run", "t", "b"}, "bot1")); got.code != "" {
+		first.Rollback()
+		t.Fatalf("bot1's first guard: %+v", got)
+	}
+	var unsealed sql.NullInt64
+	c := honestFn("run:head-2", Payload{"run", "t", "b"}, "bot1")
+	// Another session of bot1's (a raw connection is one session).
+	err = rawDB(t, r.bot1).DB.QueryRowContext(ctx, `SELECT o_unsealed FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		c.key, c.sha, c.canonical, c.kind, c.target, c.bodySHA, c.agent, c.ctxSHA, c.ctxText, c.lease, c.permit, c.retry, c.wait).Scan(&unsealed)
+	first.Rollback()
+	if err != nil || !unsealed.Valid {
+		t.Fatalf("bot1's second guard, the head held: unsealed %v, %v (want its events pending)", unsealed, err)
+	}
+	hold, err := raw1.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, "SELECT tollgate_seal(NULL, 0)"); err != nil {
+		t.Logf("tollgate_seal as bot1: %v (refused: the hole is closed)", err)
+	}
+	var opErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		_, opErr = alice.Approve(octx, "ask:decide-me", "alice", "ok")
+	}()
+	time.Sleep(300 * time.Millisecond)
+	gctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	a, gErr := bot2.Guard(gctx, "run:behind-operator", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
+	<-done
+	if opErr != nil && !strings.Contains(opErr.Error(), "held by") {
+		t.Errorf("alice's approval while bot1 holds the chain head: %v, want it decided, or a refusal that names the holder", opErr)
+	}
+	if gErr != nil || a.Verdict != Permitted {
+		t.Errorf("bot2's guard of a new auto key while alice's approval waits: %+v %v, want its permit", a.Verdict, gErr)
 	}
 }
