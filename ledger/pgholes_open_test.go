@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
 )
 
 // The attacks in this file succeeded when the attacking helper wrote
@@ -128,5 +130,81 @@ func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
 	}
 	if gErr != nil || a.Verdict != Permitted {
 		t.Errorf("bot2's guard of a new auto key while alice's approval waits: %+v %v, want its permit", a.Verdict, gErr)
+	}
+}
+
+// TestPostgresGuardHoleAgentPicksWindowTime: docs/policy.md says that on
+// PostgreSQL the database checks a policy evaluation "at a time within 60
+// s of the database's clock (an agent cannot pick the `now` a schedule
+// window reads)". It can, within those 60 s: the evaluation's at_ms is
+// the client's, and tollgate_check_policy_eval decides again at that
+// at_ms. The operators' rule for kind "window" is auto while now is
+// before T and approval after it; 20 s after T, bot1 opens its store
+// with a clock 21 s slow (Options.Now, or the host's clock set back) and
+// guards a new key: the evaluation is stored at T-1 s, auto, and bot1 is
+// issued a permit (exit 0) the rules no longer give; an honest guard at
+// the same moment gets a pending request. Likewise a deny window that
+// opens at T is walked around for its first minute. The evaluation's time
+// should be the database's own (the guard function reads clock_timestamp
+// under the locks; the trigger could set NEW.at_ms so, or decide at the
+// database's time), not one within a tolerance.
+func TestPostgresGuardHoleAgentPicksWindowTime(t *testing.T) {
+	showHole(t, "20 s after an auto window closed, an agent's role guards with its clock 21 s slow: the database accepts the evaluation at T-1 s (within its 60 s tolerance) and the agent is issued a permit the rules no longer give")
+	r := attackRoles(t)
+	closed := time.Now().Add(-20 * time.Second).UTC()
+	for _, rule := range []approvals.Rule{
+		{Pattern: "window", Mode: approvals.Approval, TTL: time.Hour},
+		{Pattern: "window", Mode: approvals.Auto, Condition: `now < timestamp("` + closed.Format(time.RFC3339Nano) + `")`},
+	} {
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openAt(t, r.bot2)
+	if a, err := honest.Guard(ctx, "window:honest", Payload{"window", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.Verdict == Permitted {
+		t.Fatalf("an honest guard after the window closed: %+v %v, want a pending request", a.Verdict, err)
+	}
+	slow, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-21 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	a, err := slow.Guard(ctx, "window:late", Payload{"window", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if err == nil && a.Verdict == Permitted {
+		t.Errorf("bot1, its clock 21 s slow, was issued permit %s 20 s after the auto window closed", a.PermitID)
+	}
+}
+
+// TestPostgresGuardHoleAgentNameInPolicy: on PostgreSQL an agent's
+// identity is its login role (docs/postgres-roles.md), yet the name
+// policy reads as action.agent, and the one status, export and the
+// console show an operator as the requester, is the string the client
+// sends (guard --agent), never the role. The operators give "backup-bot"
+// an auto rule (`action.agent == "backup-bot"`) and everyone else
+// approval: bot1's role guards with --agent backup-bot and is issued the
+// auto permit. And a request bot1 makes as "bot2" is shown to the
+// operator as bot2's (status: "agent: bot2", every timeline line
+// "bot2"), while after the approval its permit goes to bot1's role only.
+// The database should store the role beside the name and refuse, or at
+// least show, a name that is not the role's (a map of roles to names), and
+// policy should read the role.
+func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
+	showHole(t, "an agent's role guards with --agent backup-bot and is issued the auto permit of a rule on action.agent == \"backup-bot\"; the operator is shown the name it sent, never its role")
+	r := attackRoles(t)
+	for _, rule := range []approvals.Rule{
+		{Pattern: "backup", Mode: approvals.Approval, TTL: time.Hour},
+		{Pattern: "backup", Mode: approvals.Auto, Condition: `action.agent == "backup-bot"`},
+	} {
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bot1 := openAt(t, r.bot1)
+	if a, err := bot1.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
+		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
+	}
+	a, err := bot1.Guard(ctx, "backup:as-backup-bot", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
+	if err == nil && a.Verdict == Permitted {
+		t.Errorf("bot1's role, naming itself backup-bot, was issued the auto permit %s meant for backup-bot", a.PermitID)
 	}
 }
