@@ -34,6 +34,13 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		m.say(sevInfo, m.nothingText("nothing selected"))
 		return nil
 	}
+	if m.sign.Signed && m.sign.Problem != "" {
+		// The ledger would refuse every decision unsigned: say so now,
+		// with how to load a key, not after a reason is typed and
+		// confirmed. The status bar has said "no key" since the read.
+		m.say(sevError, noKeyText+safetext.Escape(m.sign.Problem))
+		return nil
+	}
 	if m.stillLocked() {
 		// The decision would be refused unsigned: ask first, then open it.
 		m.after = &kind
@@ -97,6 +104,12 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	m.layout()
 	return tea.Batch(m.digests(targets), m.dialog.Init())
 }
+
+// noKeyText leads the refusal of a decision on a signed ledger by a
+// console that has no registered operator key: the message line cuts it
+// at the terminal's width, so what to do comes first and the ledger's own
+// rule (every way to load a key) follows, whole in the log.
+const noKeyText = "decisions need a registered operator key: reopen with --key FILE · ledger: "
 
 // staleWhy is why a stale-epoch key is not approved.
 const staleWhy = "is under a stale epoch (not the active one): the ledger never approves it (it is listed under Fenced too); r rejects it"
