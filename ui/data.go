@@ -48,7 +48,8 @@ type item struct {
 }
 
 // The Conflicts and Fenced views list log entries, not actions: their
-// state column names the log. Every other state is the ledger's own.
+// entry column (headed "entry", not "state") names the log. Every other
+// state is the ledger's own.
 const (
 	stateConflict ledger.State = "conflict"
 	stateFenced   ledger.State = "fenced"

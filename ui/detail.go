@@ -290,7 +290,11 @@ func (d *detailView) content() (string, int) {
 	if dt.Policy != "" {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
-	d.field(&b, "state", state)
+	label := "state"
+	if d.item.Conflict != nil || d.item.Fenced != nil {
+		label = "key state" // the row is a log entry; this is its key's (see header)
+	}
+	d.field(&b, label, state)
 	if staleEpoch(dt.State, dt.Epoch, d.active) {
 		act := *d.active
 		if act == "" {
