@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -35,5 +37,29 @@ func TestKeyBurstsHandleEveryRune(t *testing.T) {
 	m := finalModel(t, tm)
 	if m.filter.Value() != "b-5q" {
 		t.Fatalf("filter = %q", m.filter.Value())
+	}
+}
+
+// TestRefusedDecisionDropsTheRestOfItsBurst: a decision key refused in a
+// burst (c on a pending key) opens no input, so the note typed after it
+// would run as commands: "crejected" would open a rejection of the row
+// under the cursor with "ejected" as its reason, one enter from
+// rejecting a key the operator meant to write a note about. The rest of
+// the burst is dropped, and the console says so.
+func TestRefusedDecisionDropsTheRestOfItsBurst(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:b-1", "refund", "body 1", "refund-bot")
+	m := f.model(100, 30, io.Discard)
+	step(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("crejected")})
+	if m.dialog != nil {
+		t.Fatalf("the keys typed after a refused c opened a dialog:\n%s", m.View())
+	}
+	if !strings.Contains(m.lastErr, "reconcile applies to uncertain") || !strings.Contains(m.lastErr, `dropped: "rejected"`) {
+		t.Fatalf("message line: %q", m.lastErr)
+	}
+	// A burst whose decision key opens its dialog still types the rest.
+	step(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("rno such order")})
+	if m.dialog == nil || !strings.Contains(m.View(), "no such order") {
+		t.Fatalf("a reject typed with its reason:\n%s", m.View())
 	}
 }

@@ -656,8 +656,23 @@ func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
 			one.Type = tea.KeySpace
 		}
 		cmds = append(cmds, m.key(one))
+		if rest := msg.Runes[i+1:]; len(rest) > 0 && m.refusedDecision(one) {
+			// What follows a decision key is its note: with no dialog to
+			// take it, its letters would run as commands (an r in it
+			// opening a rejection of the row under the cursor).
+			m.say(sevError, m.lastErr+` · typed after it, dropped: "`+safetext.Escape(string(rest))+`"`)
+			break
+		}
 	}
 	return tea.Batch(cmds...)
+}
+
+// refusedDecision reports whether msg was a decision key that opened no
+// dialog (and no passphrase prompt before one): refused, as the message
+// line says.
+func (m *Model) refusedDecision(msg tea.KeyMsg) bool {
+	k := m.roKeys
+	return key.Matches(msg, k.Approve, k.Reject, k.Reconcile, k.Review) && m.dialog == nil && m.unlock == nil
 }
 
 // key routes one key press: bursts and pastes are split, a decision in
