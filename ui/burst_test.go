@@ -64,7 +64,7 @@ func TestRefusedDecisionDropsTypeAhead(t *testing.T) {
 	if m.dialog != nil {
 		t.Fatalf("the keys typed after a refused c opened a dialog:\n%s", m.View())
 	}
-	if !strings.Contains(m.lastErr, "reconcile applies to uncertain") || !strings.Contains(m.lastErr, `dropped: " not run⏎"`) {
+	if !strings.Contains(m.lastErr, "reconcile applies to uncertain") || !strings.Contains(m.lastErr, `dropped " not run⏎"`) {
 		t.Fatalf("message line: %q", m.lastErr)
 	}
 	// After a pause the keys are the console's again, and a decision

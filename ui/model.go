@@ -708,7 +708,9 @@ type typeAheadDrop struct {
 }
 
 func (d typeAheadDrop) text() string {
-	return d.refusal + ` · typed right after it, dropped: "` + safetext.Escape(d.keys) + `"`
+	// The dropped keys lead: the line is cut at the terminal's width,
+	// and a long key in the refusal would push them out of sight.
+	return `dropped "` + safetext.Escape(d.keys) + `", typed right after a refused key: ` + d.refusal
 }
 
 // refusedDecision reports whether msg was a decision key that opened no
