@@ -48,3 +48,37 @@ func TestUncertainTimelineSaysTheLeaseRanOut(t *testing.T) {
 		t.Fatalf("a key reported in time:\n%s", content)
 	}
 }
+
+// TestUncertainRowsShowWhenTheLeaseRanOut: an uncertain row's due column
+// is when its report was due (the lease's end, "9m ago"), not "-": the
+// ledger sorts Uncertain by it (s), and reversed (S, "latest deadline",
+// sorted by the console) the rows are in that order, not newest first.
+func TestUncertainRowsShowWhenTheLeaseRanOut(t *testing.T) {
+	f := newFixture(t)
+	for _, k := range []struct {
+		key   string
+		lease time.Duration
+	}{{"report:a", 3 * time.Minute}, {"report:b", time.Minute}, {"report:c", 5 * time.Minute}} {
+		p := ledger.Payload{Kind: "report", Target: "t", Body: k.key}
+		if _, err := f.s.Guard(ctx, k.key, p, ledger.GuardOptions{Agent: "report-bot", Lease: k.lease}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.clock.Add(10 * time.Minute)
+	m := f.model(120, 40, nil)
+	step(m, press("3"))
+	step(m, press("s")) // due, soonest first: the ledger's order
+	if got := strings.Join(listedKeys(m), " "); !strings.Contains(got, "report:b") || !strings.HasSuffix(got, "report:c") || strings.Index(got, "report:b") > strings.Index(got, "report:a") {
+		t.Fatalf("soonest lease first: %s", got)
+	}
+	v := m.View()
+	for _, want := range []string{"9m ago", "7m ago", "5m ago"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the due column lacks %q:\n%s", want, v)
+		}
+	}
+	step(m, press("S")) // latest deadline, sorted here
+	if got := strings.Join(listedKeys(m), " "); !strings.HasSuffix(got, "report:c report:a report:b") && !strings.HasPrefix(got, "report:c report:a report:b") {
+		t.Fatalf("latest lease first: %s", got)
+	}
+}
