@@ -293,8 +293,15 @@ func (d *dialog) View() string {
 			blocks[i] = d.block(d.targets[i], inner, room)
 		} else {
 			// Not even its name and digest fit (40x12): it is cut after
-			// its name, never what to press.
-			lines := strings.Split(blocks[i], "\n")
+			// its name, never what to press. The name is the logical key
+			// on one line, as the list shows it: the first line of the
+			// full key is its epoch, which names no key at all.
+			t := d.targets[i]
+			head, what, digest := d.parts(t, inner)
+			lines := slices.Concat([]string{"• " + cutMiddle(safetext.Escape(logical(t.Key)), inner-2)}, what, digest)
+			if len(head) == 1 {
+				lines[0] = head[0] // the whole key fits on its line
+			}
 			blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
 		}
 	}
