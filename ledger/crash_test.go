@@ -77,7 +77,14 @@ func TestCrashWithSIGKILL(t *testing.T) {
 				t.Fatal(err)
 			}
 			wg.Add(1)
-			ready := make(chan struct{})
+			// The first writer of a round is killed at a random moment
+			// after its first permit, the second after it opened the
+			// ledger (its first guard may be cut): every round then gives
+			// at least one permit to check, however slow the machine (a
+			// loaded one under the race detector gave fewer than the
+			// rounds).
+			ready, first := make(chan struct{}), make(chan struct{})
+			afterPermit := w == 0
 			go func() {
 				defer wg.Done()
 				sc := bufio.NewScanner(stdout)
@@ -88,6 +95,10 @@ func TestCrashWithSIGKILL(t *testing.T) {
 					case len(f) == 1 && f[0] == "ready":
 						close(ready)
 					case len(f) == 3 && f[0] == "permit":
+						if afterPermit {
+							afterPermit = false
+							close(first)
+						}
 						if old, ok := permits[f[1]]; ok && old != f[2] {
 							t.Errorf("key %s was given two permits: %s and %s", f[1], old, f[2])
 						}
@@ -109,9 +120,13 @@ func TestCrashWithSIGKILL(t *testing.T) {
 				spread = 600
 			}
 			delay := time.Duration(10+rng.IntN(spread)) * time.Millisecond
+			wait := ready
+			if w == 0 {
+				wait = first
+			}
 			go func() {
 				select {
-				case <-ready:
+				case <-wait:
 				case <-time.After(30 * time.Second):
 				}
 				time.Sleep(delay)
