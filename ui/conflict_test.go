@@ -67,11 +67,7 @@ func TestConflictDialogShowsBothSides(t *testing.T) {
 // key's own state (pending) the key's: neither says the key is in a
 // state it is not, and the row still reads as a conflict.
 func TestConflictRowAndPaneAgree(t *testing.T) {
-	f := newFixture(t)
-	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
-	f.guard("refund:le-1", "refund", "refund 99 EUR", "retry-bot")
-	m := f.model(100, 40, io.Discard)
-	step(m, press("2"))
+	m := conflictsModel(t)
 	lines := strings.Split(m.View(), "\n")
 	header, row := strings.Fields(lines[1]), strings.Fields(lines[2])
 	if len(header) < 2 || header[1] != "entry" || len(row) < 3 || row[2] != "conflict" {
@@ -89,4 +85,28 @@ func TestConflictRowAndPaneAgree(t *testing.T) {
 	if pane := m.detail.View(); !strings.Contains(pane, "│ state      pending") {
 		t.Fatalf("Pending's pane:\n%s", pane)
 	}
+}
+
+// TestDecisionOnAConflictRowSaysWhere: a on a Conflicts row said
+// "refund:le-1 is conflict: approve applies to pending actions", while
+// the pane says the key is pending: the refusal now says the row is a
+// logged conflict, what v does, and where the key is decided.
+func TestDecisionOnAConflictRowSaysWhere(t *testing.T) {
+	m := conflictsModel(t)
+	step(m, press("a"))
+	if m.dialog != nil || strings.Contains(m.lastErr, "is conflict") ||
+		!strings.Contains(m.lastErr, "a logged conflict") || !strings.Contains(m.lastErr, "Pending approvals (1,") {
+		t.Fatalf("a on a conflict row: dialog %v, said %q", m.dialog != nil, m.lastErr)
+	}
+}
+
+// conflictsModel is a console at 100x40 on Conflicts, whose one row is a
+// retry of the pending refund:le-1 with another body.
+func conflictsModel(t *testing.T) *Model {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	f.guard("refund:le-1", "refund", "refund 99 EUR", "retry-bot")
+	m := f.model(100, 40, io.Discard)
+	step(m, press("2"))
+	return m
 }

@@ -74,6 +74,11 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
 			return nil
+		case kind != dlgReview && (it.Conflict != nil || it.Fenced != nil):
+			// Not "is conflict": the row is a log entry, and its key is
+			// in a state of its own (often pending), as the pane says.
+			m.say(sevError, logEntryText(it, kind))
+			return nil
 		case kind != dlgReview && it.State != want:
 			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
 			return nil
@@ -110,6 +115,21 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 // at the terminal's width, so what to do comes first and the ledger's own
 // rule (every way to load a key) follows, whole in the log.
 const noKeyText = "decisions need a registered operator key: reopen with --key FILE · ledger: "
+
+// logEntryText is why a decision other than review does not apply to a
+// Conflicts or Fenced row, and where the key is decided.
+func logEntryText(it item, kind dialogKind) string {
+	key := safetext.Escape(it.Key)
+	if it.Fenced != nil {
+		return key + " here is a logged fenced call: the ledger never admitted it, so there is nothing to " + strings.ToLower(dialogVerbs[kind]) + "; v marks it reviewed"
+	}
+	view := viewPending
+	if kind == dlgReconcile {
+		view = viewUncertain
+	}
+	return fmt.Sprintf("%s here is a logged conflict, not the action: v marks it reviewed; to %s the key, find it in %s (%d, then ' and its name)",
+		key, strings.ToLower(dialogVerbs[kind]), viewTitles[view], view+1)
+}
 
 // staleWhy is why a stale-epoch key is not approved.
 const staleWhy = "is under a stale epoch (not the active one): the ledger never approves it (it is listed under Fenced too); r rejects it"
