@@ -279,7 +279,16 @@ func (d *dialog) View() string {
 	st := d.styles
 	inner, tail, room := d.layout()
 	n := len(d.targets)
-	title := fmt.Sprintf("%s %d action", dialogVerbs[d.kind], n)
+	// A review marks a log entry, not an action, whose key keeps its
+	// own state: the title says which entry.
+	noun := "action"
+	switch {
+	case d.kind == dlgReview && n > 0 && d.targets[0].View == viewFenced:
+		noun = "fenced call"
+	case d.kind == dlgReview:
+		noun = "conflict"
+	}
+	title := fmt.Sprintf("%s %d %s", dialogVerbs[d.kind], n, noun)
 	if n != 1 {
 		title += "s"
 	}

@@ -91,3 +91,19 @@ func TestTinyDialogNamesTheKey(t *testing.T) {
 		t.Fatalf("the reject dialog at 40x12 does not name its key:\n%s", v)
 	}
 }
+
+// TestReviewDialogNamesTheEntry: v marks a log entry reviewed, not an
+// action (the key keeps its own state): the dialog says "conflict" or
+// "fenced call", not "Mark reviewed 1 action?".
+func TestReviewDialogNamesTheEntry(t *testing.T) {
+	f := viewFixture(t)
+	m := f.model(120, 40, io.Discard)
+	for _, c := range []struct{ view, want string }{{"2", "Mark reviewed 1 conflict?"}, {"4", "Mark reviewed 1 fenced call?"}} {
+		step(m, press(c.view))
+		step(m, press("v"))
+		if v := m.View(); !strings.Contains(v, c.want) {
+			t.Fatalf("want %q:\n%s", c.want, v)
+		}
+		step(m, press("esc"))
+	}
+}
