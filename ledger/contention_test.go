@@ -19,6 +19,12 @@ import (
 
 var contendFor = flag.Duration("contend.for", 10*time.Second, "how long BenchmarkContention16's processes write")
 
+// contendSolo adds one process of each kind to BenchmarkContention16, for
+// the ceiling one writer at a time sets (docs/performance.md): SQLite
+// lets one transaction write at a time, so 16 processes of guards can go
+// no faster than the share of a guard's time it holds the write lock.
+var contendSolo = flag.Bool("contend.solo", false, "BenchmarkContention16 also runs one guard process and one raw process")
+
 // contendResult is one contending process's count and latencies.
 type contendResult struct {
 	Count     int     `json:"count"`
@@ -180,6 +186,13 @@ func BenchmarkContention16(b *testing.B) {
 		b.ReportMetric(float64(busy.p99.Microseconds())/1000, "busy-p99-ms")
 		b.ReportMetric(float64(q.max.Microseconds())/1000, "queue-max-ms")
 		b.ReportMetric(float64(busy.max.Microseconds())/1000, "busy-max-ms")
+		if *contendSolo {
+			solo := summarize(contend(b, "queue", 1, d), d)
+			soloRaw := summarize(contend(b, "raw", 1, d), d)
+			b.ReportMetric(solo.perSec, "solo-guards/s")
+			b.ReportMetric(soloRaw.perSec, "solo-raw/s")
+			b.ReportMetric(solo.perSec/soloRaw.perSec, "solo-guard/raw")
+		}
 		// The bounds the queue is for (issue "write path"): every process
 		// gets at least half the mean, and no call waits a second.
 		if q.minCount < q.mean/2 || q.max > time.Second {
