@@ -98,6 +98,9 @@ func TestDecisionOnAConflictRowSaysWhere(t *testing.T) {
 		!strings.Contains(m.lastErr, "a logged conflict") || !strings.Contains(m.lastErr, "Pending approvals (1,") {
 		t.Fatalf("a on a conflict row: dialog %v, said %q", m.dialog != nil, m.lastErr)
 	}
+	if v := m.View(); !strings.Contains(v, "! this row is a logged conflict, not the action: v marks it reviewed") {
+		t.Fatalf("what to do is not on the message line:\n%s", v)
+	}
 }
 
 // conflictsModel is a console at 100x40 on Conflicts, whose one row is a

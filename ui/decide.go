@@ -117,18 +117,21 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 const noKeyText = "decisions need a registered operator key: reopen with --key FILE · ledger: "
 
 // logEntryText is why a decision other than review does not apply to a
-// Conflicts or Fenced row, and where the key is decided.
+// Conflicts or Fenced row, and where the key is decided. What to do
+// leads, and the key is named as the row shows it (its logical key): the
+// message line is cut at the terminal's width, and a full key's epoch
+// alone would fill half of 80 columns.
 func logEntryText(it item, kind dialogKind) string {
-	key := safetext.Escape(it.Key)
+	verb, key := strings.ToLower(dialogVerbs[kind]), safetext.Escape(it.Logical)
 	if it.Fenced != nil {
-		return key + " here is a logged fenced call: the ledger never admitted it, so there is nothing to " + strings.ToLower(dialogVerbs[kind]) + "; v marks it reviewed"
+		return "this row is a logged fenced call, never admitted: v marks it reviewed; there is no action to " + verb + " (" + key + ")"
 	}
 	view := viewPending
 	if kind == dlgReconcile {
 		view = viewUncertain
 	}
-	return fmt.Sprintf("%s here is a logged conflict, not the action: v marks it reviewed; to %s the key, find it in %s (%d, then ' and its name)",
-		key, strings.ToLower(dialogVerbs[kind]), viewTitles[view], view+1)
+	return fmt.Sprintf("this row is a logged conflict, not the action: v marks it reviewed; to %s %s, find it in %s (%d, then ' and its name)",
+		verb, key, viewTitles[view], view+1)
 }
 
 // staleWhy is why a stale-epoch key is not approved.
