@@ -1,0 +1,247 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollgate-dev/tollgate/approvals"
+)
+
+// The attacks in this file succeeded when the attacking helper wrote
+// them (the session of issue 25's schema 22): each test asserts what the
+// ledger should do and skips, naming the hole, unless TOLLGATE_SHOW_HOLES
+// is set (showHole, guardfn_holes_test.go).
+
+// TestPostgresGuardHoleAgentHoldsAnotherKey: tollgate_lock_key is
+// granted to tollgate_agent and takes, for any logical key its caller
+// names, the key's exclusive transaction lock (1953459309,
+// hashtext(key)), which every guard, report and decision of that key
+// takes too. Schema 20 took tollgate_lock_head from the agent's role,
+// not this. bot1 calls it on bot2's approved key in a transaction it
+// leaves open, and from then on bot2's guard of its own approved request
+// is never issued its permit: each attempt waits for the lock and fails
+// ("ledger unavailable ... lock key ask:held: timeout", exit 75 from the
+// CLI after 30 s), for as long as bot1's session lives; an operator's
+// reject of the key fails the same way. No pg_advisory_* function is
+// needed, so taking those from PUBLIC (the fix of the ledger-wide lock's
+// hole) does not close it. Every key is visible to every role in
+// action_index, so bot1 can hold them all (one call each). The function
+// should lock only a key its caller's own transaction is about to write
+// (or no agent should call it: the guard and report functions take the
+// lock themselves), or the wait should name the holder so that an
+// operator can end it.
+func TestPostgresGuardHoleAgentHoldsAnotherKey(t *testing.T) {
+	showHole(t, "an agent's role calls tollgate_lock_key('ask:held') on another agent's approved key in a transaction it leaves open, and that agent's guard never gets its permit (each attempt times out waiting for the key's lock, exit 75)")
+	r := attackRoles(t)
+	bot2, alice := openAt(t, r.bot2), openAt(t, r.alice)
+	p := Payload{"ask", "t", "bot2's request"}
+	if a, err := bot2.Guard(ctx, "ask:held", p, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot2's request: %+v %v", a, err)
+	}
+	if _, err := alice.Approve(ctx, "ask:held", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := rawDB(t, r.bot1).DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT tollgate_lock_key('ask:held')"); err != nil {
+		t.Logf("tollgate_lock_key as bot1: %v (refused: the hole is closed)", err)
+	}
+	gctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	a, err := bot2.Guard(gctx, "ask:held", p, GuardOptions{Agent: "bot2"})
+	if err != nil || a.Verdict != Permitted {
+		t.Errorf("bot2's guard of its approved request while bot1 holds the key: %+v %v, want its permit", a.Verdict, err)
+	}
+}
+
+// TestPostgresGuardHoleAgentHoldsChainHead: tollgate_seal, granted to
+// tollgate_agent, locks the chain head (chain_head FOR UPDATE) whenever
+// an event is pending, and keeps it until its caller's transaction ends,
+// without the ledger-wide advisory lock that schema 20 bounds. bot1 makes
+// an event pending itself (a guard in a transaction it leaves open holds
+// the head, so its second guard, from another session, commits its
+// events pending, and bot1 never seals them), ends the first
+// transaction, and calls tollgate_seal(NULL, 0) in a transaction it
+// leaves open. From then on every operator decision, rule, epoch or
+// operator change waits for the head and fails ("ledger unavailable ...
+// read the chain head: timeout", exit 75 from `tollgate approve` after
+// 30 s), naming no holder, for as long as bot1's session lives; and
+// while the operator's attempt waits for the head it holds the
+// ledger-wide lock exclusively, so every other agent's guard of a new key
+// waits behind it (about 9 s in the CLI) — the freeze schema 20 meant to
+// end. The function should not hold the head past its own statement for
+// an agent (an agent seals in a transaction of its own, committed by the
+// call), or an operator's wait for the head should give up and name the
+// holder as its wait for the ledger-wide lock does.
+func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
+	showHole(t, "an agent's role holds the chain head with tollgate_seal(NULL, 0) in a transaction it leaves open (after making one event pending itself): every operator decision fails with 'read the chain head: timeout', naming no holder, and other agents' guards stall behind the operator's wait")
+	r := attackRoles(t)
+	bot2, alice := openAt(t, r.bot2), openAt(t, r.alice)
+	if a, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot2's request: %+v %v", a, err)
+	}
+	raw1 := rawDB(t, r.bot1)
+	first, err := raw1.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := callFn(t, first, honestFn("run:head-1", Payload{"run", "t", "b"}, "bot1")); got.code != "" {
+		first.Rollback()
+		t.Fatalf("bot1's first guard: %+v", got)
+	}
+	var unsealed sql.NullInt64
+	c := honestFn("run:head-2", Payload{"run", "t", "b"}, "bot1")
+	// Another session of bot1's (a raw connection is one session).
+	err = rawDB(t, r.bot1).DB.QueryRowContext(ctx, `SELECT o_unsealed FROM tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		c.key, c.sha, c.canonical, c.kind, c.target, c.bodySHA, c.agent, c.ctxSHA, c.ctxText, c.lease, c.permit, c.retry, c.wait).Scan(&unsealed)
+	first.Rollback()
+	if err != nil || !unsealed.Valid {
+		t.Fatalf("bot1's second guard, the head held: unsealed %v, %v (want its events pending)", unsealed, err)
+	}
+	hold, err := raw1.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, "SELECT tollgate_seal(NULL, 0)"); err != nil {
+		t.Logf("tollgate_seal as bot1: %v (refused: the hole is closed)", err)
+	}
+	var opErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		octx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		_, opErr = alice.Approve(octx, "ask:decide-me", "alice", "ok")
+	}()
+	time.Sleep(300 * time.Millisecond)
+	gctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	a, gErr := bot2.Guard(gctx, "run:behind-operator", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
+	<-done
+	if opErr != nil && !strings.Contains(opErr.Error(), "held by") {
+		t.Errorf("alice's approval while bot1 holds the chain head: %v, want it decided, or a refusal that names the holder", opErr)
+	}
+	if gErr != nil || a.Verdict != Permitted {
+		t.Errorf("bot2's guard of a new auto key while alice's approval waits: %+v %v, want its permit", a.Verdict, gErr)
+	}
+}
+
+// TestPostgresGuardHoleAgentPicksWindowTime: docs/policy.md says that on
+// PostgreSQL the database checks a policy evaluation "at a time within 60
+// s of the database's clock (an agent cannot pick the `now` a schedule
+// window reads)". It can, within those 60 s: the evaluation's at_ms is
+// the client's, and tollgate_check_policy_eval decides again at that
+// at_ms. The operators' rule for kind "window" is auto while now is
+// before T and approval after it; 20 s after T, bot1 opens its store
+// with a clock 21 s slow (Options.Now, or the host's clock set back) and
+// guards a new key: the evaluation is stored at T-1 s, auto, and bot1 is
+// issued a permit (exit 0) the rules no longer give; an honest guard at
+// the same moment gets a pending request. Likewise a deny window that
+// opens at T is walked around for its first minute. The evaluation's time
+// should be the database's own (the guard function reads clock_timestamp
+// under the locks; the trigger could set NEW.at_ms so, or decide at the
+// database's time), not one within a tolerance.
+func TestPostgresGuardHoleAgentPicksWindowTime(t *testing.T) {
+	showHole(t, "20 s after an auto window closed, an agent's role guards with its clock 21 s slow: the database accepts the evaluation at T-1 s (within its 60 s tolerance) and the agent is issued a permit the rules no longer give")
+	r := attackRoles(t)
+	closed := time.Now().Add(-20 * time.Second).UTC()
+	for _, rule := range []approvals.Rule{
+		{Pattern: "window", Mode: approvals.Approval, TTL: time.Hour},
+		{Pattern: "window", Mode: approvals.Auto, Condition: `now < timestamp("` + closed.Format(time.RFC3339Nano) + `")`},
+	} {
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openAt(t, r.bot2)
+	if a, err := honest.Guard(ctx, "window:honest", Payload{"window", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.Verdict == Permitted {
+		t.Fatalf("an honest guard after the window closed: %+v %v, want a pending request", a.Verdict, err)
+	}
+	slow, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-21 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	a, err := slow.Guard(ctx, "window:late", Payload{"window", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if err == nil && a.Verdict == Permitted {
+		t.Errorf("bot1, its clock 21 s slow, was issued permit %s 20 s after the auto window closed", a.PermitID)
+	}
+}
+
+// TestPostgresGuardHoleAgentNameInPolicy: on PostgreSQL an agent's
+// identity is its login role (docs/postgres-roles.md), yet the name
+// policy reads as action.agent, and the one status, export and the
+// console show an operator as the requester, is the string the client
+// sends (guard --agent), never the role. The operators give "backup-bot"
+// an auto rule (`action.agent == "backup-bot"`) and everyone else
+// approval: bot1's role guards with --agent backup-bot and is issued the
+// auto permit. And a request bot1 makes as "bot2" is shown to the
+// operator as bot2's (status: "agent: bot2", every timeline line
+// "bot2"), while after the approval its permit goes to bot1's role only.
+// The database should store the role beside the name and refuse, or at
+// least show, a name that is not the role's (a map of roles to names), and
+// policy should read the role.
+func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
+	showHole(t, "an agent's role guards with --agent backup-bot and is issued the auto permit of a rule on action.agent == \"backup-bot\"; the operator is shown the name it sent, never its role")
+	r := attackRoles(t)
+	for _, rule := range []approvals.Rule{
+		{Pattern: "backup", Mode: approvals.Approval, TTL: time.Hour},
+		{Pattern: "backup", Mode: approvals.Auto, Condition: `action.agent == "backup-bot"`},
+	} {
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bot1 := openAt(t, r.bot1)
+	if a, err := bot1.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
+		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
+	}
+	a, err := bot1.Guard(ctx, "backup:as-backup-bot", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
+	if err == nil && a.Verdict == Permitted {
+		t.Errorf("bot1's role, naming itself backup-bot, was issued the auto permit %s meant for backup-bot", a.PermitID)
+	}
+}
+
+// TestPostgresGuardHoleAgentBackdatesReport: the same tolerance on the
+// permit holder's side. bot1's permit's lease runs out, the key is shown
+// uncertain ("reconcile, do not re-execute"), and an honest report then
+// is kept as late evidence, leaving the key for an operator. bot1
+// reports after the lease from a store whose clock is 21 s slow (as late
+// as 60 s after it works alike):
+// tollgate_check_report accepts it (at_ms within 60 s of the database's
+// clock, before lease_ms), and the key reads succeeded, the uncertain
+// outcome gone from the operator's view. A report's time should be the
+// database's own.
+func TestPostgresGuardHoleAgentBackdatesReport(t *testing.T) {
+	showHole(t, "an agent's role reports after its lease ran out with its clock 21 s slow: the database accepts the report as on time and the uncertain key reads succeeded")
+	r := attackRoles(t)
+	bot1 := openAt(t, r.bot1)
+	a, err := bot1.Guard(ctx, "run:backdated", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: time.Second})
+	if err != nil || a.Verdict != Permitted {
+		t.Fatalf("bot1's guard: %+v %v", a, err)
+	}
+	honest, err := bot1.Guard(ctx, "run:honest-late", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: time.Second})
+	if err != nil || honest.Verdict != Permitted {
+		t.Fatalf("bot1's second guard: %+v %v", honest, err)
+	}
+	time.Sleep(time.Second + 200*time.Millisecond)
+	if rep, err := bot1.Report(ctx, "run:honest-late", honest.PermitID, Succeeded, ReportOptions{}); err != nil || !rep.Late {
+		t.Fatalf("an honest report after the lease: %+v %v, want it late", rep, err)
+	}
+	slow, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-21 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	rep, err := slow.Report(ctx, "run:backdated", a.PermitID, Succeeded, ReportOptions{})
+	if err == nil && !rep.Late && rep.State == StateSucceeded {
+		t.Errorf("a report after the lease, backdated by 21 s, was accepted: %+v", rep)
+	}
+}
