@@ -2,9 +2,14 @@ package ui
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/tollgate-dev/tollgate/ledger"
 )
 
 // TestKeyBurstsHandleEveryRune: keys typed faster than the terminal is
@@ -36,4 +41,47 @@ func TestKeyBurstsHandleEveryRune(t *testing.T) {
 	if m.filter.Value() != "b-5q" {
 		t.Fatalf("filter = %q", m.filter.Value())
 	}
+}
+
+// TestRefusedDecisionDropsTypeAhead: a note typed blind after a decision
+// key that was refused (c on a pending row) has no dialog to go into, so
+// its letters would run as commands: "c not run" arrives as c, space,
+// "not", space, "run" and enter, and the r opened a rejection of the row
+// under the cursor with "un" as its reason, one enter from rejecting a
+// key the operator never meant to. Keys typed right after the refusal
+// (each within typeAhead of the last, as type-ahead and fast typing
+// are) are dropped and said; a key pressed after a pause works.
+func TestRefusedDecisionDropsTypeAhead(t *testing.T) {
+	f := newFixture(t)
+	f.guard("refund:b-1", "refund", "body 1", "refund-bot")
+	m := f.model(100, 30, io.Discard)
+	wall := &clock{t: time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)}
+	m.wall = wall.Now
+	for _, k := range []tea.KeyMsg{press("c"), press("space"), press("not"), press("space"), press("run"), press("enter")} {
+		step(m, k)
+		wall.Add(50 * time.Millisecond)
+	}
+	if m.dialog != nil {
+		t.Fatalf("the keys typed after a refused c opened a dialog:\n%s", m.View())
+	}
+	if !strings.Contains(m.lastErr, "reconcile applies to uncertain") || !strings.Contains(m.lastErr, `dropped " not run⏎"`) {
+		t.Fatalf("message line: %q", m.lastErr)
+	}
+	// After a pause the keys are the console's again, and a decision
+	// key with its note in one burst still opens its dialog with it.
+	wall.Add(time.Second)
+	step(m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("rno-such-order")})
+	if m.dialog == nil || !strings.Contains(m.View(), "no-such-order") {
+		t.Fatalf("a reject typed with its reason:\n%s", m.View())
+	}
+	if d, _ := f.s.Status(ctx, "refund:b-1"); d.State != ledger.StatePending {
+		t.Fatalf("state %s", d.State)
+	}
+}
+
+// pause is the operator reading a refusal before the next key: the
+// console's wall clock moves a second on.
+func pause(m *Model) {
+	prev := m.wall
+	m.wall = func() time.Time { return prev().Add(time.Second) }
 }

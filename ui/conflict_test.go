@@ -60,3 +60,56 @@ func TestConflictDialogShowsBothSides(t *testing.T) {
 		})
 	}
 }
+
+// TestConflictRowAndPaneAgree: in Conflicts (and Fenced) the column
+// beside the key names what the row is, a logged conflict, under a
+// header that does not call it the key's state, and the pane calls the
+// key's own state (pending) the key's: neither says the key is in a
+// state it is not, and the row still reads as a conflict.
+func TestConflictRowAndPaneAgree(t *testing.T) {
+	m := conflictsModel(t)
+	lines := strings.Split(m.View(), "\n")
+	header, row := strings.Fields(lines[1]), strings.Fields(lines[2])
+	if len(header) < 2 || header[1] != "entry" || len(row) < 3 || row[2] != "conflict" {
+		t.Fatalf("Conflicts' header %q and row %q: the column beside the key must be the entry, not the key's state", header, row)
+	}
+	pane := m.detail.View()
+	if !strings.Contains(pane, "key state  pending") || strings.Contains(pane, "│ state ") {
+		t.Fatalf("the pane does not call pending the key's state:\n%s", pane)
+	}
+	// In the other views the column is the key's state, and so named.
+	step(m, press("1"))
+	if h := strings.Fields(strings.Split(m.View(), "\n")[1]); len(h) < 2 || h[1] != "state" {
+		t.Fatalf("Pending's header %q", h)
+	}
+	if pane := m.detail.View(); !strings.Contains(pane, "│ state      pending") {
+		t.Fatalf("Pending's pane:\n%s", pane)
+	}
+}
+
+// TestDecisionOnAConflictRowSaysWhere: a on a Conflicts row said
+// "refund:le-1 is conflict: approve applies to pending actions", while
+// the pane says the key is pending: the refusal now says the row is a
+// logged conflict, what v does, and where the key is decided.
+func TestDecisionOnAConflictRowSaysWhere(t *testing.T) {
+	m := conflictsModel(t)
+	step(m, press("a"))
+	if m.dialog != nil || strings.Contains(m.lastErr, "is conflict") ||
+		!strings.Contains(m.lastErr, "a logged conflict") || !strings.Contains(m.lastErr, "Pending approvals (1,") {
+		t.Fatalf("a on a conflict row: dialog %v, said %q", m.dialog != nil, m.lastErr)
+	}
+	if v := m.View(); !strings.Contains(v, "! this row is a logged conflict, not the action: v marks it reviewed") {
+		t.Fatalf("what to do is not on the message line:\n%s", v)
+	}
+}
+
+// conflictsModel is a console at 100x40 on Conflicts, whose one row is a
+// retry of the pending refund:le-1 with another body.
+func conflictsModel(t *testing.T) *Model {
+	f := newFixture(t)
+	f.guard("refund:le-1", "refund", "refund 10 EUR", "refund-bot")
+	f.guard("refund:le-1", "refund", "refund 99 EUR", "retry-bot")
+	m := f.model(100, 40, io.Discard)
+	step(m, press("2"))
+	return m
+}

@@ -36,7 +36,8 @@ type item struct {
 	Kind  string
 	Agent string
 	Note  string // conflicts and fenced calls: differing fields, reason
-	// Deadline is a pending request's expiry or a permit's lease end; At
+	// Deadline is a pending request's expiry or a permit's lease end
+	// (still running, or run out: uncertain); At
 	// is when a conflict or fenced call was logged.
 	Deadline time.Time
 	At       time.Time
@@ -48,7 +49,8 @@ type item struct {
 }
 
 // The Conflicts and Fenced views list log entries, not actions: their
-// state column names the log. Every other state is the ledger's own.
+// entry column (headed "entry", not "state") names the log. Every other
+// state is the ledger's own.
 const (
 	stateConflict ledger.State = "conflict"
 	stateFenced   ledger.State = "fenced"
@@ -174,7 +176,11 @@ func loadPage(ctx context.Context, s Ledger, q query, after *item, limit int) ([
 // rowItem is an action's row as the lists show it.
 func rowItem(r ledger.Row) item {
 	it := item{ID: r.ID, Key: r.Key, Logical: r.Logical, Epoch: r.Epoch, State: r.State, Kind: r.Kind, Agent: r.Agent, stored: r.Deadline}
-	if r.State == ledger.StatePending || r.State == ledger.StateExecuting {
+	switch r.State {
+	case ledger.StatePending, ledger.StateExecuting, ledger.StateUncertain:
+		// An uncertain key's is when its report was due (the lease's
+		// end): how long it has waited for someone to find out what
+		// happened, and the order the ledger lists Uncertain in by due.
 		it.Deadline = r.Deadline
 	}
 	return it

@@ -34,6 +34,13 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		m.say(sevInfo, m.nothingText("nothing selected"))
 		return nil
 	}
+	if m.sign.Signed && m.sign.Problem != "" {
+		// The ledger would refuse every decision unsigned: say so now,
+		// with how to load a key, not after a reason is typed and
+		// confirmed. The status bar has said "no key" since the read.
+		m.say(sevError, noKeyText+safetext.Escape(m.sign.Problem))
+		return nil
+	}
 	if m.stillLocked() {
 		// The decision would be refused unsigned: ask first, then open it.
 		m.after = &kind
@@ -67,6 +74,11 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		case kind == dlgReview && it.Conflict == nil && it.Fenced == nil:
 			m.say(sevError, "mark reviewed applies to conflicts and fenced calls")
 			return nil
+		case kind != dlgReview && (it.Conflict != nil || it.Fenced != nil):
+			// Not "is conflict": the row is a log entry, and its key is
+			// in a state of its own (often pending), as the pane says.
+			m.say(sevError, logEntryText(it, kind))
+			return nil
 		case kind != dlgReview && it.State != want:
 			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
 			return nil
@@ -96,6 +108,30 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 	m.dialog = newDialog(kind, targets, m.styles, m.keys)
 	m.layout()
 	return tea.Batch(m.digests(targets), m.dialog.Init())
+}
+
+// noKeyText leads the refusal of a decision on a signed ledger by a
+// console that has no registered operator key: the message line cuts it
+// at the terminal's width, so what to do comes first and the ledger's own
+// rule (every way to load a key) follows, whole in the log.
+const noKeyText = "decisions need a registered operator key: reopen with --key FILE · ledger: "
+
+// logEntryText is why a decision other than review does not apply to a
+// Conflicts or Fenced row, and where the key is decided. What to do
+// leads, and the key is named as the row shows it (its logical key): the
+// message line is cut at the terminal's width, and a full key's epoch
+// alone would fill half of 80 columns.
+func logEntryText(it item, kind dialogKind) string {
+	verb, key := strings.ToLower(dialogVerbs[kind]), safetext.Escape(it.Logical)
+	if it.Fenced != nil {
+		return "this row is a logged fenced call, never admitted: v marks it reviewed; there is no action to " + verb + " (" + key + ")"
+	}
+	view := viewPending
+	if kind == dlgReconcile {
+		view = viewUncertain
+	}
+	return fmt.Sprintf("this row is a logged conflict, not the action: v marks it reviewed; to %s %s, find it in %s (%d, then ' and its name)",
+		verb, key, viewTitles[view], view+1)
 }
 
 // staleWhy is why a stale-epoch key is not approved.

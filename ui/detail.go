@@ -290,7 +290,11 @@ func (d *detailView) content() (string, int) {
 	if dt.Policy != "" {
 		state += " · policy " + dt.Policy + " " + policySource(dt.PolicyPat)
 	}
-	d.field(&b, "state", state)
+	label := "state"
+	if d.item.Conflict != nil || d.item.Fenced != nil {
+		label = "key state" // the row is a log entry; this is its key's (see header)
+	}
+	d.field(&b, label, state)
 	if staleEpoch(dt.State, dt.Epoch, d.active) {
 		act := *d.active
 		if act == "" {
@@ -367,10 +371,42 @@ func (d *detailView) content() (string, int) {
 		b.WriteString(d.payload(dt, w))
 	}
 	b.WriteString("\n" + st.Label.Render("timeline") + "\n")
+	ranOut, derived := leaseRanOut(dt)
 	for _, e := range dt.Events {
+		if derived && e.At.After(ranOut) {
+			b.WriteString(st.Muted.Render(leaseLine(ranOut)) + "\n")
+			derived = false
+		}
 		b.WriteString(fmt.Sprintf("%s  %-20s %s\n", when(e.At), e.Type, safetext.Escape(e.Actor)))
 	}
+	if derived {
+		b.WriteString(st.Muted.Render(leaseLine(ranOut)) + "\n")
+	}
 	return b.String(), split
+}
+
+// leaseRanOut is when the permit's lease ran out with no report by then,
+// the usual reason a key is uncertain (or was, once reconciled). No event
+// is stored when a lease ends, so the timeline alone would not say why the
+// key is uncertain; the ledger derives the state from the lease and the
+// reports, and so does this. A key made uncertain by a report of an
+// unknown outcome has that report, and no such line.
+func leaseRanOut(dt *ledger.Detail) (time.Time, bool) {
+	if dt.Lease.IsZero() || dt.State != ledger.StateUncertain && dt.State != ledger.StateReconciled {
+		return time.Time{}, false
+	}
+	for _, r := range dt.Reports {
+		if !r.At.After(dt.Lease) {
+			return time.Time{}, false
+		}
+	}
+	return dt.Lease, true
+}
+
+// leaseLine is the timeline's derived line, marked so that it is not
+// read as a stored (and chained) event.
+func leaseLine(at time.Time) string {
+	return fmt.Sprintf("%s  %-20s %s", when(at), "lease ran out", "(derived, not a stored event) no outcome reported by then")
 }
 
 func orDash(s string) string {

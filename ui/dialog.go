@@ -279,7 +279,16 @@ func (d *dialog) View() string {
 	st := d.styles
 	inner, tail, room := d.layout()
 	n := len(d.targets)
-	title := fmt.Sprintf("%s %d action", dialogVerbs[d.kind], n)
+	// A review marks a log entry, not an action, whose key keeps its
+	// own state: the title says which entry.
+	noun := "action"
+	switch {
+	case d.kind == dlgReview && n > 0 && d.targets[0].View == viewFenced:
+		noun = "fenced call"
+	case d.kind == dlgReview:
+		noun = "conflict"
+	}
+	title := fmt.Sprintf("%s %d %s", dialogVerbs[d.kind], n, noun)
 	if n != 1 {
 		title += "s"
 	}
@@ -293,8 +302,15 @@ func (d *dialog) View() string {
 			blocks[i] = d.block(d.targets[i], inner, room)
 		} else {
 			// Not even its name and digest fit (40x12): it is cut after
-			// its name, never what to press.
-			lines := strings.Split(blocks[i], "\n")
+			// its name, never what to press. The name is the logical key
+			// on one line, as the list shows it: the first line of the
+			// full key is its epoch, which names no key at all.
+			t := d.targets[i]
+			head, what, digest := d.parts(t, inner)
+			lines := slices.Concat([]string{"• " + cutMiddle(safetext.Escape(logical(t.Key)), inner-2)}, what, digest)
+			if len(head) == 1 {
+				lines[0] = head[0] // the whole key fits on its line
+			}
 			blocks[i] = strings.Join(append(lines[:max(room-1, 1)], st.Muted.Render("  …")), "\n")
 		}
 	}

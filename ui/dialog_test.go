@@ -67,3 +67,43 @@ func TestDecisionKeyFromHelpShowsTheDialog(t *testing.T) {
 		t.Errorf("dialog open %v, help open over it %v", m.dialog != nil, m.showHelp)
 	}
 }
+
+// TestTinyDialogNamesTheKey: at 40x12 a dialog has room for one line of
+// each key; a key under an epoch (hsr1:<epoch>:refund:dup) showed only
+// "hsr1:11111111-2222-4333-8444-", so the operator confirmed a decision
+// without seeing which key. The line is the logical key, as the list
+// shows it, cut in the middle when it is longer.
+func TestTinyDialogNamesTheKey(t *testing.T) {
+	f := viewFixture(t)
+	m := f.model(40, 12, io.Discard)
+	step(m, press("2"))
+	step(m, press("v"))
+	if v := m.View(); !strings.Contains(v, "• refund:dup") {
+		t.Fatalf("the review dialog at 40x12 does not name its key:\n%s", v)
+	}
+	step(m, press("esc"))
+	step(m, press("1"))
+	for i := 0; i < 5 && cursorKey(m) != epochKey+"refund:customer-4411-2026-12-01-a"; i++ {
+		step(m, press("j"))
+	}
+	step(m, press("r"))
+	if v := m.View(); !strings.Contains(v, "• refund:customer…411-2026-12-01-a") {
+		t.Fatalf("the reject dialog at 40x12 does not name its key:\n%s", v)
+	}
+}
+
+// TestReviewDialogNamesTheEntry: v marks a log entry reviewed, not an
+// action (the key keeps its own state): the dialog says "conflict" or
+// "fenced call", not "Mark reviewed 1 action?".
+func TestReviewDialogNamesTheEntry(t *testing.T) {
+	f := viewFixture(t)
+	m := f.model(120, 40, io.Discard)
+	for _, c := range []struct{ view, want string }{{"2", "Mark reviewed 1 conflict?"}, {"4", "Mark reviewed 1 fenced call?"}} {
+		step(m, press(c.view))
+		step(m, press("v"))
+		if v := m.View(); !strings.Contains(v, c.want) {
+			t.Fatalf("want %q:\n%s", c.want, v)
+		}
+		step(m, press("esc"))
+	}
+}

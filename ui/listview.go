@@ -608,7 +608,16 @@ func (l *listView) header(agentShown bool) (first, state, third, fourth, agent s
 	first, state, third, fourth, agent = "key", "state", "kind", "due", "agent"
 	logView := l.id == viewConflicts || l.id == viewFenced
 	if logView {
-		third, fourth = "detail", "logged"
+		// The rows are log entries (a retry that sent another payload, a
+		// call under a stale epoch), not actions: the column says which,
+		// and is not headed "state", since the key itself is in another
+		// state (pending, say), which the detail pane gives as "key
+		// state". An operator at 3 a.m. must not read "conflict" as the
+		// key's state, and still sees at a glance that every row is a
+		// conflict to review. Showing the key's state in this column
+		// would need the ledger's ConflictRow to carry it (one join), not
+		// one Status per row on every refresh.
+		state, third, fourth = "entry", "detail", "logged"
 	}
 	a := " " + l.spec.arrow()
 	switch l.spec.col {

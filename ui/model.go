@@ -94,6 +94,10 @@ type Model struct {
 	// unconfirmed says what the operator quit without knowing, for the
 	// last frame and for Run to print once the terminal is restored.
 	unconfirmed string
+	// dropping is the type-ahead after a refused decision key, timed by
+	// wall (time.Now; tests set their own).
+	dropping typeAheadDrop
+	wall     func() time.Time
 
 	counts ledger.Counts
 	sign   ledger.Signing
@@ -148,7 +152,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, helpv: newHelpView(&st, &km), filter: newFilterBar(&km),
-		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}}
+		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}, wall: time.Now}
 	for v := viewID(0); v < viewCount; v++ {
 		m.views[v] = newListView(v, &st, &km, opt.Store.Now)
 	}
@@ -660,6 +664,63 @@ func (m *Model) burst(msg tea.KeyMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// typeAhead is how long after a refused decision key the keys typed are
+// taken as its note and dropped, each one extending it: type-ahead
+// arrives within milliseconds, a fast typist's keys 100-200ms apart,
+// while a key pressed after reading the refusal comes later.
+const typeAhead = 300 * time.Millisecond
+
+// dropTypeAhead reports whether msg is typed right after a refused
+// decision key, and drops it if so. A note typed blind after a refused
+// c or a (a stale row, the wrong view, no key to sign) has no dialog to
+// go into: its letters would run as commands, and an r among them opens
+// a rejection of the row under the cursor, one enter from deciding it.
+func (m *Model) dropTypeAhead(msg tea.KeyMsg) bool {
+	if m.dropping.until.IsZero() {
+		return false
+	}
+	now := m.wall()
+	typed := msg.Type == tea.KeyRunes || msg.Type == tea.KeySpace || msg.Type == tea.KeyEnter || msg.Type == tea.KeyBackspace
+	if !now.Before(m.dropping.until) || !typed || m.typing() {
+		if m.dropping.keys != "" {
+			m.log.add(m.opt.Now(), sevError, m.dropping.text())
+		}
+		m.dropping = typeAheadDrop{}
+		return false
+	}
+	m.dropping.until = now.Add(typeAhead)
+	switch msg.Type {
+	case tea.KeyEnter:
+		m.dropping.keys += "⏎"
+	default:
+		m.dropping.keys += msg.String()
+	}
+	m.lastErr, m.notice = m.dropping.text(), ""
+	return true
+}
+
+// typeAheadDrop is the keys dropped after a refused decision key: the
+// refusal they followed, and until when the next key is dropped too.
+type typeAheadDrop struct {
+	refusal string
+	keys    string
+	until   time.Time
+}
+
+func (d typeAheadDrop) text() string {
+	// The dropped keys lead: the line is cut at the terminal's width,
+	// and a long key in the refusal would push them out of sight.
+	return `dropped "` + safetext.Escape(d.keys) + `", typed right after a refused key: ` + d.refusal
+}
+
+// refusedDecision reports whether msg was a decision key that opened no
+// dialog (and no passphrase prompt before one): refused, as the message
+// line says.
+func (m *Model) refusedDecision(msg tea.KeyMsg) bool {
+	k := m.roKeys
+	return key.Matches(msg, k.Approve, k.Reject, k.Reconcile, k.Review) && m.dialog == nil && m.unlock == nil
+}
+
 // key routes one key press: bursts and pastes are split, a decision in
 // flight holds q, then whatever has the keys takes them (the passphrase
 // prompt, a dialog, the filter's input, the jump prompt, the full view);
@@ -689,6 +750,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			}
 			return cmd
 		}
+	}
+	if m.dropTypeAhead(msg) {
+		return nil
 	}
 	var cmd tea.Cmd
 	switch {
@@ -777,17 +841,29 @@ func (m *Model) consoleKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 	case m.opt.ReadOnly && m.roKeys.matchesDecision(msg):
 		m.say(sevError, "read-only console (--read-only): approve, reject, reconcile, review and select are disabled")
 	case key.Matches(msg, k.Approve):
-		return m.openDecision(dlgApprove), true
+		return m.decisionKey(msg, dlgApprove), true
 	case key.Matches(msg, k.Reject):
-		return m.openDecision(dlgReject), true
+		return m.decisionKey(msg, dlgReject), true
 	case key.Matches(msg, k.Reconcile):
-		return m.openDecision(dlgReconcile), true
+		return m.decisionKey(msg, dlgReconcile), true
 	case key.Matches(msg, k.Review):
-		return m.openDecision(dlgReview), true
+		return m.decisionKey(msg, dlgReview), true
 	default:
 		return nil, false
 	}
 	return nil, true
+}
+
+// decisionKey opens the decision's dialog; when it is refused instead,
+// the keys typed right after it (its note) are dropped for a moment.
+func (m *Model) decisionKey(msg tea.KeyMsg, kind dialogKind) tea.Cmd {
+	cmd := m.openDecision(kind)
+	if _, row := m.list().current(); row && m.refusedDecision(msg) {
+		// With no row (the list still loading, an empty view) no key
+		// typed after it can decide anything: nothing is dropped.
+		m.dropping = typeAheadDrop{refusal: m.lastErr, until: m.wall().Add(typeAhead)}
+	}
+	return cmd
 }
 
 // routeList gives a key to the active list, then loads the detail of

@@ -390,7 +390,7 @@ func TestConflictSideBySideAndReview(t *testing.T) {
 	waitFor(t, tm, "≠ body")
 	waitFor(t, tm, "refund 99 EUR")
 	tm.Send(press("v"))
-	waitFor(t, tm, "Mark reviewed 1 action?")
+	waitFor(t, tm, "Mark reviewed 1 conflict?") // a log entry, not an action
 	tm.Send(press("enter"))
 	waitFor(t, tm, "mark reviewed: 1 done")
 	waitFor(t, tm, "Conflicts 0")
