@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -60,27 +61,22 @@ func TestPostgresGuardHoleAgentHoldsAnotherKey(t *testing.T) {
 	}
 }
 
-// TestPostgresGuardHoleAgentHoldsChainHead: tollgate_seal, granted to
-// tollgate_agent, locks the chain head (chain_head FOR UPDATE) whenever
-// an event is pending, and keeps it until its caller's transaction ends,
-// without the ledger-wide advisory lock that schema 20 bounds. bot1 makes
+// TestPostgresAgentHoldingTheHeadIsNamed (a hole the attacking pass
+// found, closed by schema 25): tollgate_seal, granted to tollgate_agent,
+// locks the chain head (chain_head FOR UPDATE) whenever an event is
+// pending, and keeps it until its caller's transaction ends. bot1 makes
 // an event pending itself (a guard in a transaction it leaves open holds
 // the head, so its second guard, from another session, commits its
-// events pending, and bot1 never seals them), ends the first
-// transaction, and calls tollgate_seal(NULL, 0) in a transaction it
-// leaves open. From then on every operator decision, rule, epoch or
-// operator change waits for the head and fails ("ledger unavailable ...
-// read the chain head: timeout", exit 75 from `tollgate approve` after
-// 30 s), naming no holder, for as long as bot1's session lives; and
-// while the operator's attempt waits for the head it holds the
-// ledger-wide lock exclusively, so every other agent's guard of a new key
-// waits behind it (about 9 s in the CLI) — the freeze schema 20 meant to
-// end. The function should not hold the head past its own statement for
-// an agent (an agent seals in a transaction of its own, committed by the
-// call), or an operator's wait for the head should give up and name the
-// holder as its wait for the ledger-wide lock does.
-func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
-	showHole(t, "an agent's role holds the chain head with tollgate_seal(NULL, 0) in a transaction it leaves open (after making one event pending itself): every operator decision fails with 'read the chain head: timeout', naming no holder, and other agents' guards stall behind the operator's wait")
+// events pending), ends the first transaction, and calls
+// tollgate_seal(NULL, 0) in a transaction it leaves open. Before schema
+// 25 every operator decision then waited for the head with no bound of
+// the database's and failed at its attempt's end naming no one ("read the
+// chain head: timeout"), and while it waited it held the ledger-wide lock
+// exclusively, so every other agent's guard of a new key waited behind
+// it. Now the operator's wait for the head gives up after half a second,
+// letting go of the ledger-wide lock, and names bot1's session; guards go
+// on meanwhile.
+func TestPostgresAgentHoldingTheHeadIsNamed(t *testing.T) {
 	r := attackRoles(t)
 	bot2, alice := openAt(t, r.bot2), openAt(t, r.alice)
 	if a, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
@@ -112,6 +108,11 @@ func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
 	if _, err := hold.ExecContext(ctx, "SELECT tollgate_seal(NULL, 0)"); err != nil {
 		t.Logf("tollgate_seal as bot1: %v (refused: the hole is closed)", err)
 	}
+	u, err := url.Parse(r.bot1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot1Role := u.User.Username()
 	var opErr error
 	done := make(chan struct{})
 	go func() {
@@ -125,7 +126,7 @@ func TestPostgresGuardHoleAgentHoldsChainHead(t *testing.T) {
 	defer cancel()
 	a, gErr := bot2.Guard(gctx, "run:behind-operator", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
 	<-done
-	if opErr != nil && !strings.Contains(opErr.Error(), "held by") {
+	if opErr != nil && !strings.Contains(opErr.Error(), "the chain head is held by "+bot1Role) {
 		t.Errorf("alice's approval while bot1 holds the chain head: %v, want it decided, or a refusal that names the holder", opErr)
 	}
 	if gErr != nil || a.Verdict != Permitted {
