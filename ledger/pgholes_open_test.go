@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -134,24 +135,21 @@ func TestPostgresAgentHoldingTheHeadIsNamed(t *testing.T) {
 	}
 }
 
-// TestPostgresGuardHoleAgentPicksWindowTime: docs/policy.md says that on
-// PostgreSQL the database checks a policy evaluation "at a time within 60
-// s of the database's clock (an agent cannot pick the `now` a schedule
-// window reads)". It can, within those 60 s: the evaluation's at_ms is
-// the client's, and tollgate_check_policy_eval decides again at that
-// at_ms. The operators' rule for kind "window" is auto while now is
+// TestPostgresAgentCannotPickWindowTime (a hole the attacking pass
+// found, closed by schema 26): a fact's time is the client's, checked
+// within 60 s of the database's clock, and the rules were decided at that
+// time. The operators' rule for kind "window" is auto while now is
 // before T and approval after it; 20 s after T, bot1 opens its store
 // with a clock 21 s slow (Options.Now, or the host's clock set back) and
-// guards a new key: the evaluation is stored at T-1 s, auto, and bot1 is
-// issued a permit (exit 0) the rules no longer give; an honest guard at
-// the same moment gets a pending request. Likewise a deny window that
-// opens at T is walked around for its first minute. The evaluation's time
-// should be the database's own (the guard function reads clock_timestamp
-// under the locks; the trigger could set NEW.at_ms so, or decide at the
-// database's time), not one within a tolerance.
-func TestPostgresGuardHoleAgentPicksWindowTime(t *testing.T) {
-	showHole(t, "20 s after an auto window closed, an agent's role guards with its clock 21 s slow: the database accepts the evaluation at T-1 s (within its 60 s tolerance) and the agent is issued a permit the rules no longer give")
+// guards a new key. Before schema 26 the evaluation was stored at T-1 s,
+// auto, and bot1 was issued a permit the rules no longer gave; now the
+// database decides at its own time too and refuses an evaluation made at
+// the client's while the two differ (safe to repeat), and the client's
+// retry, through the one-call guard that reads the database's clock, gets
+// the database's decision. The test database keeps the 60 s bound.
+func TestPostgresAgentCannotPickWindowTime(t *testing.T) {
 	r := attackRoles(t)
+	boundClock(t, r.owner)
 	closed := time.Now().Add(-20 * time.Second).UTC()
 	for _, rule := range []approvals.Rule{
 		{Pattern: "window", Mode: approvals.Approval, TTL: time.Hour},
@@ -172,7 +170,21 @@ func TestPostgresGuardHoleAgentPicksWindowTime(t *testing.T) {
 	defer slow.Close()
 	a, err := slow.Guard(ctx, "window:late", Payload{"window", "t", "b"}, GuardOptions{Agent: "bot1"})
 	if err == nil && a.Verdict == Permitted {
-		t.Errorf("bot1, its clock 21 s slow, was issued permit %s 20 s after the auto window closed", a.PermitID)
+		t.Fatalf("bot1, its clock 21 s slow, was issued permit %s 20 s after the auto window closed", a.PermitID)
+	}
+	// Either refused, safe to repeat, saying why, or answered as the
+	// database's clock decides (the one-call guard reads it): a pending
+	// request under the approval rule.
+	switch {
+	case err != nil:
+		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "the database's clock judges") {
+			t.Fatalf("bot1's guard with its clock 21 s slow: %v, want a refusal, safe to repeat, that says the database's clock judges", err)
+		}
+	default:
+		d, err := honest.Status(ctx, "window:late")
+		if err != nil || d.State != StatePending || d.Policy != "approval" {
+			t.Fatalf("bot1's guard with its clock 21 s slow answered %s; the key: %s under %s (%v), want pending under the approval rule", a.Verdict, d.State, d.Policy, err)
+		}
 	}
 }
 
