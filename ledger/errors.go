@@ -36,6 +36,8 @@ var (
 	ErrUnavailable = engine.ErrUnavailable
 	// ErrCommitUnknown: see engine.ErrCommitUnknown.
 	ErrCommitUnknown = engine.ErrCommitUnknown
+	// ErrOthersKey: see engine.ErrOthersKey (an ErrNotPermitted).
+	ErrOthersKey = engine.ErrOthersKey
 )
 
 // ConflictError reports that a key already binds a different payload. It

@@ -80,6 +80,11 @@ func appendEvent(ctx context.Context, tx *Tx, key, typ, actor string, detail map
 	if err != nil {
 		return err
 	}
+	if typ != evConflict {
+		if err := othersKeyWrite(tx); err != nil {
+			return err
+		}
+	}
 	var seq int64
 	prev := zeroHash
 	switch {

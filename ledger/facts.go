@@ -221,6 +221,11 @@ func insertFact(ctx context.Context, tx *Tx, table, cols string, args ...any) (f
 	if t == nil {
 		return factRef{}, fmt.Errorf("insertFact: %s is not a fact table", table)
 	}
+	if table != "conflicts" {
+		if err := othersKeyWrite(tx); err != nil {
+			return factRef{}, err
+		}
+	}
 	q := "INSERT INTO " + table + "(" + cols + ") VALUES (?" + strings.Repeat(", ?", len(args)-1) + ") RETURNING " + t.cols
 	if tx.server {
 		var err error

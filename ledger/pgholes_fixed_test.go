@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -246,6 +248,48 @@ func pgCode(err error) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// TestPostgresAgentCannotHoldAnotherRolesKey (issue 25, closed by
+// schema 29; it was TestPostgresGuardHoleAgentHoldsAnotherKey):
+// tollgate_lock_key is granted to tollgate_agent and took, for any
+// logical key its caller named, the key's lock that every guard, report
+// and decision of the key takes. bot1 called it on bot2's approved key in
+// a transaction it left open, and bot2's guard of its own approved
+// request was never issued its permit (each attempt timed out, exit 75),
+// nor could an operator decide the key, for as long as bot1's session
+// lived. Now the call answers NULL for another role's key, holding
+// nothing of it, and bot2 gets its permit.
+func TestPostgresAgentCannotHoldAnotherRolesKey(t *testing.T) {
+	r := attackRoles(t)
+	bot2, alice := openAt(t, r.bot2), openAt(t, r.alice)
+	p := Payload{"ask", "t", "bot2's request"}
+	if a, err := bot2.Guard(ctx, "ask:held", p, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot2's request: %+v %v", a, err)
+	}
+	if _, err := alice.Approve(ctx, "ask:held", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := rawDB(t, r.bot1).DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var locked sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT tollgate_lock_key('ask:held')").Scan(&locked); err != nil || locked.Valid {
+		t.Fatalf("tollgate_lock_key('ask:held') as bot1: %v %v, want NULL (another role's key is not locked)", locked, err)
+	}
+	var held int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 1953459309::oid
+		AND pid = pg_backend_pid()`).Scan(&held); err != nil || held != 0 {
+		t.Fatalf("bot1's session holds %d key locks (%v), want none", held, err)
+	}
+	gctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	a, err := bot2.Guard(gctx, "ask:held", p, GuardOptions{Agent: "bot2"})
+	if err != nil || a.Verdict != Permitted {
+		t.Errorf("bot2's guard of its approved request while bot1's call is open: %+v %v, want its permit", a.Verdict, err)
+	}
 }
 
 // TestPostgresEventsCommitOwnFacts: an agent's role appends no event but

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -153,6 +154,11 @@ func (s *Store) callOnServer(ctx context.Context, call func(context.Context) err
 			return err
 		case errors.Is(err, engine.ErrNotSent):
 			return &abandonedError{err: err, after: time.Since(t0).Round(100 * time.Millisecond)}
+		case gaveUpLock(err) && namesHolder(err):
+			// The database's bound on a wait for a key's lock (schema
+			// 29): nothing committed, and the holder it names is what the
+			// caller is told if every attempt meets it.
+			return err
 		case gaveUpLock(err):
 			// The database's own bound on this attempt: nothing committed,
 			// exactly as an attempt of the client path abandoned while it
@@ -223,6 +229,15 @@ func newKeyAnswer(a Answer, r engine.GuardReply) Answer {
 func gaveUpLock(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "55P03"
+}
+
+// namesHolder reports a lock wait the schema's functions gave up under
+// their own bound, naming the sessions that hold the lock ("the key K is
+// held by ROLE (pid N)", schemas 25 and 29), rather than at the attempt's
+// deadline the client sent.
+func namesHolder(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && strings.Contains(pe.Message, " is held by ")
 }
 
 // notSent reports a failure that happened before the call reached the

@@ -245,6 +245,9 @@ func (s *Store) epochIs(ctx context.Context, epoch string) bool {
 // issues its permit) refreshes it once, just before it commits
 // (flushIndex): the row is derived from the facts as they then stand.
 func refreshIndex(_ context.Context, tx *Tx, key string, target *string) error {
+	if err := othersKeyWrite(tx); err != nil {
+		return err
+	}
 	if tx.dirty == nil {
 		tx.dirty = map[string]*string{}
 	}

@@ -650,6 +650,9 @@ func (s *Store) begin(ctx context.Context, tx *Tx) error {
 // not use the engine's.
 func (s *Store) beginKey(ctx context.Context, tx *Tx) error {
 	t, err := s.eng.(engine.KeyLocker).LockKey(ctx, tx.tx, tx.keyLock)
+	if errors.Is(err, engine.ErrOthersKey) {
+		tx.othersKey, err = true, nil
+	}
 	if err != nil {
 		return fmt.Errorf("lock key %s: %w", tx.keyLock, err)
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -42,7 +43,11 @@ type Tx struct {
 	// on PostgreSQL; its events wait in events until flushEvents appends
 	// them, and an event of any other key is refused.
 	keyLock string
-	events  []heldEvent
+	// othersKey is set on a key transaction whose key another database
+	// role recorded, which the engine did not lock (engine.ErrOthersKey):
+	// it may log a conflict and write nothing else (othersKeyWrite).
+	othersKey bool
+	events    []heldEvent
 	// dirty are the keys whose projection rows a server transaction
 	// refreshes before it commits, with the target to take (nil: keep).
 	dirty map[string]*string
@@ -219,4 +224,17 @@ func queryRows[T any](ctx context.Context, tx *Tx, q string, args []any, scan fu
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// othersKeyWrite refuses a write in a transaction on a key another
+// database role recorded, which the engine did not lock for this one
+// (engine.ErrOthersKey, PostgreSQL from schema 29): an attempt that
+// differs from the key's stored payload is logged as a conflict, since
+// the stored payload never changes whoever holds the key, but any fact
+// that moves the key would race with its owner's transactions.
+func othersKeyWrite(tx *Tx) error {
+	if tx.othersKey {
+		return fmt.Errorf("key %s: %w", tx.keyLock, ErrOthersKey)
+	}
+	return nil
 }

@@ -91,6 +91,10 @@ type Engine interface {
 // and shares a ledger-wide lock with the others, instead of locking the
 // whole ledger (package ledger, Store.writeKey). LockKey takes those
 // locks inside tx and returns the engine's clock read after them.
+//
+// A key another database role recorded is not locked for an agent's role
+// (PostgreSQL from schema 29): LockKey then answers the clock and
+// ErrOthersKey, and tx may only log a conflict on the key.
 type KeyLocker interface {
 	LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time, error)
 }
@@ -310,6 +314,11 @@ var (
 	ErrReadOnly = errors.New("ledger cannot be written")
 	// ErrNotPermitted means the database refused the caller's role.
 	ErrNotPermitted = errors.New("not permitted")
+	// ErrOthersKey is ErrNotPermitted for a key another database role
+	// recorded, which an agent's role does not lock (KeyLocker): its
+	// transaction may log a conflict on the key and write nothing else.
+	ErrOthersKey = fmt.Errorf("%w: the key was recorded by another database role, and an agent's role locks only its own keys and new ones, "+
+		"so it may log a conflict on it and change nothing else", ErrNotPermitted)
 	// ErrUnavailable means the ledger could not be reached (a database
 	// restarting, a connection lost) for as long as the caller would
 	// retry, and nothing of the call was recorded: it is safe to repeat.

@@ -361,13 +361,24 @@ func (e *Engine) Clock(ctx context.Context, tx *sql.Tx) (time.Time, error) {
 }
 
 // LockKey implements engine.KeyLocker with the schema's
-// tollgate_lock_key (schema 11), in one round trip.
+// tollgate_lock_key (schema 11), in one round trip. From schema 29 the
+// function does not lock a key another database role recorded when the
+// caller is an agent's role: it answers NULL, holding the ledger-wide
+// gate only, and LockKey then reads the clock and answers
+// engine.ErrOthersKey beside it, the transaction still usable.
 func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time, error) {
-	var ms int64
+	var ms sql.NullInt64
 	if err := tx.QueryRowContext(ctx, "SELECT tollgate_lock_key($1)", key).Scan(&ms); err != nil {
 		return time.Time{}, err
 	}
-	return time.UnixMilli(ms).UTC(), nil
+	if !ms.Valid {
+		t, err := e.Clock(ctx, tx)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return t, engine.ErrOthersKey
+	}
+	return time.UnixMilli(ms.Int64).UTC(), nil
 }
 
 // guardVersion is the schema version that made tollgate_guard.
