@@ -510,7 +510,10 @@ func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(c
 	if lost != nil && err != nil && last != nil && s.retryable(last) {
 		last = lost
 	}
-	if lost == nil && busy != nil && err != nil && (errors.Is(last, context.DeadlineExceeded) || errors.As(last, new(*abandonedError))) {
+	// A lock the database gave up under its own bound names its holders
+	// (schemas 25 and 29): that is the answer too when the budget ran out
+	// after it.
+	if lost == nil && busy != nil && err != nil && (errors.Is(last, context.DeadlineExceeded) || errors.As(last, new(*abandonedError)) || namesHolder(last)) {
 		return s.eng.MapError(busy)
 	}
 	return s.classify(err, last)
