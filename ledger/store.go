@@ -434,13 +434,15 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 	}
 	// The projection first: a key transaction's events lock the chain
 	// head, which it then holds for that one statement and its commit.
-	if err := flushIndex(ctx, tx); err != nil {
-		stx.Rollback()
-		return err
+	flushes := []func(context.Context, *Tx) error{flushIndex, flushEvents}
+	if tx.eventsFirst {
+		flushes = []func(context.Context, *Tx) error{waitHead, flushEvents, flushIndex}
 	}
-	if err := flushEvents(ctx, tx); err != nil {
-		stx.Rollback()
-		return err
+	for _, flush := range flushes {
+		if err := flush(ctx, tx); err != nil {
+			stx.Rollback()
+			return err
+		}
 	}
 	if err := saveHead(ctx, tx); err != nil {
 		stx.Rollback()
