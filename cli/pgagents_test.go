@@ -11,6 +11,16 @@ import (
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 )
 
+// loginRole is the role a test URL logs in as.
+func loginRole(t *testing.T, u string) string {
+	t.Helper()
+	p, err := url.Parse(u)
+	if err != nil || p.User == nil {
+		t.Fatalf("no role in %q: %v", u, err)
+	}
+	return p.User.Username()
+}
+
 // TestPostgresAgentsFromTheShell: on PostgreSQL an agent's role that
 // guards under a name not its own is refused with exit 77 and the rule's
 // remedy; with no --agent it guards under its role's name; an operator's
@@ -28,8 +38,7 @@ func TestPostgresAgentsFromTheShell(t *testing.T) {
 	for _, u := range []string{agent, operator} {
 		homes.Store(u, t.TempDir())
 	}
-	p, _ := url.Parse(agent)
-	role := p.User.Username()
+	role := loginRole(t, agent)
 	job := func(key string, agentArgs ...string) []string {
 		return append([]string{"guard", key, "--kind", "job", "--target", "t", "--body", "b"}, agentArgs...)
 	}
