@@ -523,3 +523,59 @@ func safeDeref(p *string) string {
 	}
 	return *p
 }
+
+// TestPostgresAgentCannotBackdateAReport (a hole the attacking pass
+// found, closed by schema 27): a report's time was the client's, checked
+// within 60 s of the database's clock, and a report was late only when
+// that time was past the lease. bot1 reported after its lease ran out
+// from a store whose clock ran 21 s slow, and the key an operator was
+// shown as uncertain ("reconcile, do not re-execute") read succeeded.
+// Now a fact's time is within 2 s of the database's clock, and a report
+// is on time only while the database's clock is before the lease: the
+// slow store's report is refused naming the rule (exit 77), with the key
+// left uncertain; a store 1.5 s slow (inside the 2 s) that
+// reports between the lease's end and its own clock's idea of it is
+// stored late, as an honest report then is.
+func TestPostgresAgentCannotBackdateAReport(t *testing.T) {
+	r := attackRoles(t)
+	boundClock(t, r.owner)
+	bot1 := openAt(t, r.bot1)
+	lease := 2 * time.Second
+	permits := map[string]string{}
+	for _, key := range []string{"run:backdated", "run:honest-late", "run:edge"} {
+		a, err := bot1.Guard(ctx, key, Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: lease})
+		if err != nil || a.Verdict != Permitted {
+			t.Fatalf("bot1's guard of %s: %+v %v", key, a, err)
+		}
+		permits[key] = a.PermitID
+	}
+	time.Sleep(lease + 200*time.Millisecond)
+	if rep, err := bot1.Report(ctx, "run:honest-late", permits["run:honest-late"], Succeeded, ReportOptions{}); err != nil || !rep.Late {
+		t.Fatalf("an honest report after the lease: %+v %v, want it late", rep, err)
+	}
+	slowBy := func(d time.Duration) *Store {
+		s, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-d) }, RetryFor: 4 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	rep, err := slowBy(21*time.Second).Report(ctx, "run:backdated", permits["run:backdated"], Succeeded, ReportOptions{})
+	if err == nil {
+		t.Fatalf("a report after the lease, backdated by 21 s, was stored: %+v", rep)
+	}
+	if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "from the database's clock") {
+		t.Errorf("the backdated report's refusal: %v, want a refusal naming the rule (a fact's time is the database's)", err)
+	}
+	if d, err := r.admin.Status(ctx, "run:backdated"); err != nil || d.State != StateUncertain {
+		t.Errorf("after the backdated report the key is %s (%v), want it uncertain", d.State, err)
+	}
+	rep, err = slowBy(1500*time.Millisecond).Report(ctx, "run:edge", permits["run:edge"], Succeeded, ReportOptions{})
+	if err != nil || !rep.Late || rep.State == StateSucceeded {
+		t.Errorf("a report after the lease by the database's clock, before it by the client's 1.5 s slow one: %+v %v, want it stored late", rep, err)
+	}
+	if d, err := r.admin.Status(ctx, "run:edge"); err != nil || d.State != StateUncertain {
+		t.Errorf("after the edge report the key is %s (%v), want it uncertain", d.State, err)
+	}
+}

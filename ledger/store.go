@@ -510,10 +510,18 @@ func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(c
 	if lost != nil && err != nil && last != nil && s.retryable(last) {
 		last = lost
 	}
+	out := s.classify(err, last)
 	if lost == nil && busy != nil && err != nil && (errors.Is(last, context.DeadlineExceeded) || errors.As(last, new(*abandonedError))) {
-		return s.eng.MapError(busy)
+		out = s.eng.MapError(busy)
 	}
-	return s.classify(err, last)
+	// A caller that gave up is told so (context.Canceled), whatever its
+	// last attempt met: one cut off while it still connected says only
+	// that the connection failed. A commit that may have happened stays
+	// the answer: that the caller left does not undo it.
+	if out != nil && ctx.Err() != nil && !errors.Is(out, ctx.Err()) && !errors.Is(out, ErrCommitUnknown) {
+		out = fmt.Errorf("%w (%w)", out, ctx.Err())
+	}
+	return out
 }
 
 // attempt runs once under its own deadline (perAttempt, within the
@@ -593,7 +601,10 @@ func (s *Store) classify(err, last error) error {
 	case errors.As(last, &ce):
 		return fmt.Errorf("%w (%v)", ErrCommitUnknown, ce.err)
 	case errors.Is(s.eng.MapError(last), ErrBusy):
-		return err
+		// The budget's cut, with what the last attempt met: a rule the
+		// database retries (a fact's time that is not the database's,
+		// schema 27) says why the writes never went through.
+		return fmt.Errorf("%w (%v)", err, last)
 	}
 	return fmt.Errorf("%w (%v)", ErrUnavailable, last)
 }
