@@ -519,10 +519,27 @@ func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(c
 	// that the connection failed. A commit that may have happened stays
 	// the answer: that the caller left does not undo it.
 	if out != nil && ctx.Err() != nil && !errors.Is(out, ctx.Err()) && !errors.Is(out, ErrCommitUnknown) {
-		out = fmt.Errorf("%w (%w)", out, ctx.Err())
+		out = &callerLeft{out, ctx.Err()}
 	}
 	return out
 }
+
+// callerLeft is a retried call's failure once its caller gave up: it
+// reads as the failure (whose text often names the context's error
+// already) and is also the context's error for errors.Is.
+type callerLeft struct{ err, cause error }
+
+// Error is the failure's text, with the caller's reason when it does not
+// say it.
+func (e *callerLeft) Error() string {
+	if strings.Contains(e.err.Error(), e.cause.Error()) {
+		return e.err.Error()
+	}
+	return e.err.Error() + " (" + e.cause.Error() + ")"
+}
+
+// Unwrap gives both, for errors.Is and errors.As.
+func (e *callerLeft) Unwrap() []error { return []error{e.err, e.cause} }
 
 // attempt runs once under its own deadline (perAttempt, within the
 // retry budget rctx). An attempt cut off by either while the caller
