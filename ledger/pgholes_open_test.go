@@ -190,37 +190,3 @@ func TestPostgresAgentCannotPickWindowTime(t *testing.T) {
 		}
 	}
 }
-
-// TestPostgresGuardHoleAgentNameInPolicy: on PostgreSQL an agent's
-// identity is its login role (docs/postgres-roles.md), yet the name
-// policy reads as action.agent, and the one status, export and the
-// console show an operator as the requester, is the string the client
-// sends (guard --agent), never the role. The operators give "backup-bot"
-// an auto rule (`action.agent == "backup-bot"`) and everyone else
-// approval: bot1's role guards with --agent backup-bot and is issued the
-// auto permit. And a request bot1 makes as "bot2" is shown to the
-// operator as bot2's (status: "agent: bot2", every timeline line
-// "bot2"), while after the approval its permit goes to bot1's role only.
-// The database should store the role beside the name and refuse, or at
-// least show, a name that is not the role's (a map of roles to names), and
-// policy should read the role.
-func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
-	showHole(t, "an agent's role guards with --agent backup-bot and is issued the auto permit of a rule on action.agent == \"backup-bot\"; the operator is shown the name it sent, never its role")
-	r := attackRoles(t)
-	for _, rule := range []approvals.Rule{
-		{Pattern: "backup", Mode: approvals.Approval, TTL: time.Hour},
-		{Pattern: "backup", Mode: approvals.Auto, Condition: `action.agent == "backup-bot"`},
-	} {
-		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bot1 := openAt(t, r.bot1)
-	if a, err := bot1.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
-		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
-	}
-	a, err := bot1.Guard(ctx, "backup:as-backup-bot", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
-	if err == nil && a.Verdict == Permitted {
-		t.Errorf("bot1's role, naming itself backup-bot, was issued the auto permit %s meant for backup-bot", a.PermitID)
-	}
-}
