@@ -52,8 +52,14 @@ func TestMCPServeOverStdio(t *testing.T) {
 	if err != nil || !strings.Contains(toolText(res), "PERMITTED") {
 		t.Fatalf("guard after approval: %v %s", err, toolText(res))
 	}
-	if r := run(t, db, "", "status", "refund:stdio-1", "--json"); !strings.Contains(r.stdout, `"agent":"mcp:stdio-agent"`) {
-		t.Fatalf("the MCP client is not the agent: %s", r.stdout)
+	// The MCP client's name, or on PostgreSQL the login role's, the one
+	// name the database lets the role use (schema 28).
+	agent := "mcp:stdio-agent"
+	if onPostgres {
+		agent = loginRole(t, db)
+	}
+	if r := run(t, db, "", "status", "refund:stdio-1", "--json"); !strings.Contains(r.stdout, `"agent":"`+agent+`"`) {
+		t.Fatalf("the agent is not %s: %s", agent, r.stdout)
 	}
 }
 

@@ -174,7 +174,9 @@ func (r *rig) agents(ctx context.Context, wg *sync.WaitGroup, n int, stop time.T
 					kind = "refund"
 				}
 				key := fmt.Sprintf("%s:p%d-%d", kind, a/2, i)
-				args := []string{"guard", key, "--json", "--agent", who, "--kind", kind, "--target", "acct", "--body", key, "--lease", r.lease.String()}
+				// No --agent: the guard is recorded under its login role's
+				// name, the one the database lets it use (schema 28).
+				args := []string{"guard", key, "--json", "--kind", kind, "--target", "acct", "--body", key, "--lease", r.lease.String()}
 				var code int
 				var out map[string]any
 				for try := 0; ; try++ {
@@ -460,7 +462,7 @@ func TestPostgresFaultsSurvived(t *testing.T) {
 		for i := 0; time.Now().Before(stop); i++ {
 			key := fmt.Sprintf("job:cut-%d", i)
 			t0 := time.Now()
-			a, err := s.Guard(ctx, key, ledger.Payload{Kind: "job", Target: "acct", Body: key}, ledger.GuardOptions{Agent: "cutter", Lease: r.lease})
+			a, err := s.Guard(ctx, key, ledger.Payload{Kind: "job", Target: "acct", Body: key}, ledger.GuardOptions{Lease: r.lease})
 			if err != nil || a.PermitID == "" {
 				cuts = append(cuts, cutKey{key: key, err: fmt.Errorf("guard: %v %+v", err, a)})
 				continue
@@ -650,7 +652,7 @@ func TestPostgresCommitUnknownExits74(t *testing.T) {
 	const lease = 8 * time.Second
 	agent := r.hosts[0]
 	guard := func(key string) (int, map[string]any, string) {
-		return tollgate(ctx, agent, r.home, env, "guard", key, "--json", "--agent", "bot", "--kind", "job", "--target", "acct", "--body", key, "--lease", lease.String())
+		return tollgate(ctx, agent, r.home, env, "guard", key, "--json", "--kind", "job", "--target", "acct", "--body", key, "--lease", lease.String())
 	}
 	report := func(permit string) (int, map[string]any, string) {
 		return tollgate(ctx, agent, r.home, env, "report", "job:ok", "--json", "--permit", permit, "--outcome", "succeeded")

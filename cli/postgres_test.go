@@ -37,6 +37,9 @@ func TestPostgresRolesFromTheShell(t *testing.T) {
 		homes.Store(u, t.TempDir())
 	}
 	want(t, run(t, owner, "", "policy", "set", "job", "--mode", "auto", "--operator", "root"), cli.ExitOK)
+	// guardArgs names the agent cron-bot, which is not the role's name:
+	// an operator allows it (schema 28).
+	want(t, run(t, operator, "", "agents", "allow", loginRole(t, agent), "cron-bot"), cli.ExitOK)
 	want(t, run(t, agent, "", guardArgs("refund:pg-1")...), cli.ExitRetry)
 	// An action whose outcome the agent does not know: uncertain.
 	r := run(t, agent, "", "guard", "job:pg-2", "--json", "--agent", "bot", "--kind", "job", "--target", "t", "--body", "b")

@@ -32,7 +32,7 @@ func (s *Store) BulkGuard(ctx context.Context, items []BulkItem) (conflicts int,
 	return write(ctx, s, func(tx *Tx) (int, error) {
 		conflicts, now := 0, tx.now
 		for i, it := range items {
-			in, ce, fe, err := recordTx(ctx, tx, keys[i], it.Payload, it.Payload.Digest(), RecordOptions{Agent: it.Agent}, now)
+			in, ce, fe, err := recordTx(ctx, tx, keys[i], it.Payload, it.Payload.Digest(), RecordOptions{Agent: s.agentOr(it.Agent)}, now)
 			if err != nil {
 				return 0, err
 			}

@@ -85,6 +85,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	if err != nil {
 		return Answer{}, err
 	}
+	opt.Agent = s.agentOr(opt.Agent)
 	if opt.Lease == 0 {
 		opt.Lease = DefaultLease
 	}

@@ -357,7 +357,7 @@ func TestPostgresGuardAttackRacePolicyChange(t *testing.T) {
 		go func() {
 			defer guards.Done()
 			for i := range 40 {
-				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("run:policy-race-%d-%d", c, i), Payload{"run", "t", "b"}, "bot"))
+				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("run:policy-race-%d-%d", c, i), Payload{"run", "t", "b"}, fmt.Sprintf("bot%d", c+1)))
 				if got.code != "" || got.path != "new" {
 					t.Errorf("guard %d-%d: %+v", c, i, got)
 				}
@@ -703,7 +703,7 @@ func TestPostgresGuardAttackRaceEpochActivation(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("hsr1:%s:run-%d-%d", epoch, c, i), Payload{"run", "t", "b"}, "bot"))
+				got := callFn(t, conn.DB, honestFn(fmt.Sprintf("hsr1:%s:run-%d-%d", epoch, c, i), Payload{"run", "t", "b"}, fmt.Sprintf("bot%d", c+1)))
 				if got.code != "" || (got.path != "new" && got.path != "full") {
 					t.Errorf("guard %d-%d: %+v", c, i, got)
 				}

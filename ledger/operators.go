@@ -331,7 +331,8 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 		drafted bool
 	)
 	proof := Proof{Status: "unsigned"}
-	err = s.write(ctx, func(tx *Tx) error {
+	write := s.signedWriteFor(draft)
+	err = write(ctx, func(tx *Tx) error {
 		proof = Proof{Status: "unsigned"}
 		now := tx.now
 		id, reg, err := s.registryTx(ctx, tx)
@@ -377,7 +378,7 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 		blob = ssh.Marshal(sig)
 	}
 	fp := opkeys.Fingerprint(signer.PublicKey())
-	err = s.write(ctx, func(tx *Tx) error {
+	err = write(ctx, func(tx *Tx) error {
 		now := tx.now
 		id, reg, err := s.registryTx(ctx, tx)
 		if err != nil {
@@ -405,6 +406,30 @@ func (s *Store) sign(ctx context.Context, claimed string, needName bool, draft s
 		return storeSignature(ctx, tx, op, *ref, st.Signed, blob, now, &proof)
 	})
 	return proof, err
+}
+
+// signedWriteFor is the transaction a signed write runs in. A key's own
+// fact (a vote and the decision it may complete, a reconciliation) runs
+// as a key transaction: on PostgreSQL it locks that key and shares the
+// ledger-wide lock, and takes the chain head only for its events, their
+// projection and its commit (schema 30). As a write of the whole ledger
+// an approval locked the head before its first read, 13 of its 15 round
+// trips, in which no event was sealed and no other operator could decide
+// any key. What it reads beyond its key (the operators, the active
+// epoch, the rules) changes only under the ledger-wide lock held alone,
+// which a key transaction excludes. Facts of the whole ledger (rules,
+// epochs, conflict reviews) keep the ledger-wide write.
+func (s *Store) signedWriteFor(draft statement) func(context.Context, func(*Tx) error) error {
+	k, err := ParseKey(draft.Key)
+	if err != nil || (draft.Fact != "votes" && draft.Fact != "reconciliations") {
+		return s.write
+	}
+	return func(ctx context.Context, fn func(*Tx) error) error {
+		return s.writeKey(ctx, k.Logical, func(tx *Tx) error {
+			tx.eventsFirst = true
+			return fn(tx)
+		})
+	}
 }
 
 // refStatement is the statement of a fact just written, from the columns

@@ -121,6 +121,76 @@ func TestPostgresPayloadRowIsItsCanonicalText(t *testing.T) {
 	verifyOK(t, r.admin)
 }
 
+// TestPostgresGuardHoleAgentNameInPolicy (closed by schema 28): on
+// PostgreSQL an agent's identity is its login role, yet the name policy
+// read as action.agent was the string the client sent (guard --agent):
+// the operators gave "backup-bot" an auto rule (`action.agent ==
+// "backup-bot"`) and everyone else approval, and bot1's role, guarding
+// with --agent backup-bot, was issued the auto permit. Now the database
+// refuses a payload or a conflict whose agent is not the writing role's
+// name or one an operator allowed it, on the one-call path and on the
+// client's (a store with its own clock), with exit 77's error naming the
+// rule, and nothing of the key stored; after `agents allow` the same
+// name works, after `agents revoke` it is refused again.
+func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
+	r := attackRoles(t)
+	for _, rule := range []approvals.Rule{
+		{Pattern: "backup", Mode: approvals.Approval, TTL: time.Hour},
+		{Pattern: "backup", Mode: approvals.Auto, Condition: `action.agent == "backup-bot"`},
+	} {
+		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	role := roleOf(r.bot1)
+	owner := rawDB(t, r.owner)
+	server := openAt(t, r.bot1)
+	client, err := Open(ctx, r.bot1, Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	if a, err := server.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
+		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
+	}
+	for name, s := range map[string]*Store{"one-call": server, "client": client} {
+		before := fullState(t, owner)
+		key := "backup:as-backup-bot-" + name
+		a, err := s.Guard(ctx, key, Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
+		if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "the role "+role+" may not act as agent backup-bot") ||
+			!strings.Contains(err.Error(), "tollgate agents allow "+role+" backup-bot") {
+			t.Errorf("%s: bot1's role naming itself backup-bot: %+v %v, want exit 77's refusal naming the rule", name, a, err)
+		}
+		if _, err := s.Record(ctx, key, Payload{"backup", "t", "b"}, RecordOptions{Agent: "backup-bot"}); !errors.Is(err, ErrNotPermitted) {
+			t.Errorf("%s: bot1's role recording as backup-bot: %v, want exit 77", name, err)
+		}
+		// A conflict names its agent too: bot1's own key, attempted
+		// with another payload under another name.
+		if _, err := s.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "other"}, GuardOptions{Agent: "backup-bot"}); !errors.Is(err, ErrNotPermitted) {
+			t.Errorf("%s: a conflict logged as backup-bot: %v, want exit 77", name, err)
+		}
+		if after := fullState(t, owner); after != before {
+			t.Errorf("%s: the refused calls stored something: %s, was %s", name, after, before)
+		}
+	}
+	if _, err := openAt(t, r.alice).AllowAgent(ctx, role, "backup-bot"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := client.Guard(ctx, "backup:allowed", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
+	if err != nil || a.Verdict != Permitted {
+		t.Errorf("bot1's role allowed the name backup-bot: %+v %v, want the auto rule's permit", a, err)
+	}
+	if a, err := server.Guard(ctx, "backup:allowed-2", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"}); err != nil || a.Verdict != Permitted {
+		t.Errorf("bot1's role allowed the name backup-bot, one call: %+v %v, want the auto rule's permit", a, err)
+	}
+	if gone, err := openAt(t, r.alice).RevokeAgent(ctx, role, "backup-bot"); err != nil || !gone {
+		t.Fatalf("revoke: %v %v", gone, err)
+	}
+	if _, err := server.Guard(ctx, "backup:revoked", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"}); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("after revoke: %v, want exit 77", err)
+	}
+}
+
 // TestPostgresPyStringIsGos: the database's encoder of a canonical
 // text's strings writes what appendPyString writes, on strings of every
 // kind: ASCII, controls, DEL, quotes and backslashes, the line
@@ -496,4 +566,60 @@ func safeDeref(p *string) string {
 		return "NULL"
 	}
 	return *p
+}
+
+// TestPostgresAgentCannotBackdateAReport (a hole the attacking pass
+// found, closed by schema 27): a report's time was the client's, checked
+// within 60 s of the database's clock, and a report was late only when
+// that time was past the lease. bot1 reported after its lease ran out
+// from a store whose clock ran 21 s slow, and the key an operator was
+// shown as uncertain ("reconcile, do not re-execute") read succeeded.
+// Now a fact's time is within 2 s of the database's clock, and a report
+// is on time only while the database's clock is before the lease: the
+// slow store's report is refused naming the rule (exit 77), with the key
+// left uncertain; a store 1.5 s slow (inside the 2 s) that
+// reports between the lease's end and its own clock's idea of it is
+// stored late, as an honest report then is.
+func TestPostgresAgentCannotBackdateAReport(t *testing.T) {
+	r := attackRoles(t)
+	boundClock(t, r.owner)
+	bot1 := openAt(t, r.bot1)
+	lease := 2 * time.Second
+	permits := map[string]string{}
+	for _, key := range []string{"run:backdated", "run:honest-late", "run:edge"} {
+		a, err := bot1.Guard(ctx, key, Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: lease})
+		if err != nil || a.Verdict != Permitted {
+			t.Fatalf("bot1's guard of %s: %+v %v", key, a, err)
+		}
+		permits[key] = a.PermitID
+	}
+	time.Sleep(lease + 200*time.Millisecond)
+	if rep, err := bot1.Report(ctx, "run:honest-late", permits["run:honest-late"], Succeeded, ReportOptions{}); err != nil || !rep.Late {
+		t.Fatalf("an honest report after the lease: %+v %v, want it late", rep, err)
+	}
+	slowBy := func(d time.Duration) *Store {
+		s, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-d) }, RetryFor: 4 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	rep, err := slowBy(21*time.Second).Report(ctx, "run:backdated", permits["run:backdated"], Succeeded, ReportOptions{})
+	if err == nil {
+		t.Fatalf("a report after the lease, backdated by 21 s, was stored: %+v", rep)
+	}
+	if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "from the database's clock") {
+		t.Errorf("the backdated report's refusal: %v, want a refusal naming the rule (a fact's time is the database's)", err)
+	}
+	if d, err := r.admin.Status(ctx, "run:backdated"); err != nil || d.State != StateUncertain {
+		t.Errorf("after the backdated report the key is %s (%v), want it uncertain", d.State, err)
+	}
+	rep, err = slowBy(1500*time.Millisecond).Report(ctx, "run:edge", permits["run:edge"], Succeeded, ReportOptions{})
+	if err != nil || !rep.Late || rep.State == StateSucceeded {
+		t.Errorf("a report after the lease by the database's clock, before it by the client's 1.5 s slow one: %+v %v, want it stored late", rep, err)
+	}
+	if d, err := r.admin.Status(ctx, "run:edge"); err != nil || d.State != StateUncertain {
+		t.Errorf("after the edge report the key is %s (%v), want it uncertain", d.State, err)
+	}
 }

@@ -132,84 +132,16 @@ func TestPostgresAgentCannotPickWindowTime(t *testing.T) {
 	// request under the approval rule.
 	switch {
 	case err != nil:
-		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "the database's clock judges") {
-			t.Fatalf("bot1's guard with its clock 21 s slow: %v, want a refusal, safe to repeat, that says the database's clock judges", err)
+		// Schema 26's refusal, safe to repeat, or from schema 27 the
+		// refusal of a request's or permit's time 2 s off.
+		if !(errors.Is(err, ErrUnavailable) && strings.Contains(err.Error(), "the database's clock judges")) &&
+			!(errors.Is(err, ErrNotPermitted) && strings.Contains(err.Error(), "from the database's clock")) {
+			t.Fatalf("bot1's guard with its clock 21 s slow: %v, want a refusal that says the database's clock judges", err)
 		}
 	default:
 		d, err := honest.Status(ctx, "window:late")
 		if err != nil || d.State != StatePending || d.Policy != "approval" {
 			t.Fatalf("bot1's guard with its clock 21 s slow answered %s; the key: %s under %s (%v), want pending under the approval rule", a.Verdict, d.State, d.Policy, err)
 		}
-	}
-}
-
-// TestPostgresGuardHoleAgentNameInPolicy: on PostgreSQL an agent's
-// identity is its login role (docs/postgres-roles.md), yet the name
-// policy reads as action.agent, and the one status, export and the
-// console show an operator as the requester, is the string the client
-// sends (guard --agent), never the role. The operators give "backup-bot"
-// an auto rule (`action.agent == "backup-bot"`) and everyone else
-// approval: bot1's role guards with --agent backup-bot and is issued the
-// auto permit. And a request bot1 makes as "bot2" is shown to the
-// operator as bot2's (status: "agent: bot2", every timeline line
-// "bot2"), while after the approval its permit goes to bot1's role only.
-// The database should store the role beside the name and refuse, or at
-// least show, a name that is not the role's (a map of roles to names), and
-// policy should read the role.
-func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
-	showHole(t, "an agent's role guards with --agent backup-bot and is issued the auto permit of a rule on action.agent == \"backup-bot\"; the operator is shown the name it sent, never its role")
-	r := attackRoles(t)
-	for _, rule := range []approvals.Rule{
-		{Pattern: "backup", Mode: approvals.Approval, TTL: time.Hour},
-		{Pattern: "backup", Mode: approvals.Auto, Condition: `action.agent == "backup-bot"`},
-	} {
-		if _, err := r.admin.SetPolicy(ctx, rule, "root"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bot1 := openAt(t, r.bot1)
-	if a, err := bot1.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
-		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
-	}
-	a, err := bot1.Guard(ctx, "backup:as-backup-bot", Payload{"backup", "t", "b"}, GuardOptions{Agent: "backup-bot"})
-	if err == nil && a.Verdict == Permitted {
-		t.Errorf("bot1's role, naming itself backup-bot, was issued the auto permit %s meant for backup-bot", a.PermitID)
-	}
-}
-
-// TestPostgresGuardHoleAgentBackdatesReport: the same tolerance on the
-// permit holder's side. bot1's permit's lease runs out, the key is shown
-// uncertain ("reconcile, do not re-execute"), and an honest report then
-// is kept as late evidence, leaving the key for an operator. bot1
-// reports after the lease from a store whose clock is 21 s slow (as late
-// as 60 s after it works alike):
-// tollgate_check_report accepts it (at_ms within 60 s of the database's
-// clock, before lease_ms), and the key reads succeeded, the uncertain
-// outcome gone from the operator's view. A report's time should be the
-// database's own.
-func TestPostgresGuardHoleAgentBackdatesReport(t *testing.T) {
-	showHole(t, "an agent's role reports after its lease ran out with its clock 21 s slow: the database accepts the report as on time and the uncertain key reads succeeded")
-	r := attackRoles(t)
-	bot1 := openAt(t, r.bot1)
-	a, err := bot1.Guard(ctx, "run:backdated", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: time.Second})
-	if err != nil || a.Verdict != Permitted {
-		t.Fatalf("bot1's guard: %+v %v", a, err)
-	}
-	honest, err := bot1.Guard(ctx, "run:honest-late", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1", Lease: time.Second})
-	if err != nil || honest.Verdict != Permitted {
-		t.Fatalf("bot1's second guard: %+v %v", honest, err)
-	}
-	time.Sleep(time.Second + 200*time.Millisecond)
-	if rep, err := bot1.Report(ctx, "run:honest-late", honest.PermitID, Succeeded, ReportOptions{}); err != nil || !rep.Late {
-		t.Fatalf("an honest report after the lease: %+v %v, want it late", rep, err)
-	}
-	slow, err := Open(ctx, r.bot1, Options{Now: func() time.Time { return time.Now().Add(-21 * time.Second) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	rep, err := slow.Report(ctx, "run:backdated", a.PermitID, Succeeded, ReportOptions{})
-	if err == nil && !rep.Late && rep.State == StateSucceeded {
-		t.Errorf("a report after the lease, backdated by 21 s, was accepted: %+v", rep)
 	}
 }

@@ -62,6 +62,7 @@ func (s *Store) Record(ctx context.Context, key string, p Payload, opt RecordOpt
 	if err != nil {
 		return Intent{}, err
 	}
+	opt.Agent = s.agentOr(opt.Agent)
 	digest := p.Digest()
 	if sr, ok := s.serverRecord(); ok {
 		// The database records the common intent whole, an identical

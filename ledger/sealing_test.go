@@ -236,7 +236,7 @@ func sealChild(u string, id, keys int) int {
 	}
 	defer s.Close()
 	for i := 0; i < keys; i++ {
-		if _, err := s.Guard(ctx, fmt.Sprintf("run:p%d-%d", id, i), Payload{"run", "t", "b"}, GuardOptions{Agent: fmt.Sprintf("proc%d", id)}); err != nil {
+		if _, err := s.Guard(ctx, fmt.Sprintf("run:p%d-%d", id, i), Payload{"run", "t", "b"}, GuardOptions{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

@@ -434,13 +434,15 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 	}
 	// The projection first: a key transaction's events lock the chain
 	// head, which it then holds for that one statement and its commit.
-	if err := flushIndex(ctx, tx); err != nil {
-		stx.Rollback()
-		return err
+	flushes := []func(context.Context, *Tx) error{flushIndex, flushEvents}
+	if tx.eventsFirst {
+		flushes = []func(context.Context, *Tx) error{waitHead, flushEvents, flushIndex}
 	}
-	if err := flushEvents(ctx, tx); err != nil {
-		stx.Rollback()
-		return err
+	for _, flush := range flushes {
+		if err := flush(ctx, tx); err != nil {
+			stx.Rollback()
+			return err
+		}
 	}
 	if err := saveHead(ctx, tx); err != nil {
 		stx.Rollback()
@@ -510,14 +512,39 @@ func (s *Store) retry(ctx context.Context, perAttempt time.Duration, once func(c
 	if lost != nil && err != nil && last != nil && s.retryable(last) {
 		last = lost
 	}
+	out := s.classify(err, last)
 	// A lock the database gave up under its own bound names its holders
 	// (schemas 25 and 29): that is the answer too when the budget ran out
 	// after it.
 	if lost == nil && busy != nil && err != nil && (errors.Is(last, context.DeadlineExceeded) || errors.As(last, new(*abandonedError)) || namesHolder(last)) {
-		return s.eng.MapError(busy)
+		out = s.eng.MapError(busy)
 	}
-	return s.classify(err, last)
+	// A caller that gave up is told so (context.Canceled), whatever its
+	// last attempt met: one cut off while it still connected says only
+	// that the connection failed. A commit that may have happened stays
+	// the answer: that the caller left does not undo it.
+	if out != nil && ctx.Err() != nil && !errors.Is(out, ctx.Err()) && !errors.Is(out, ErrCommitUnknown) {
+		out = &callerLeft{out, ctx.Err()}
+	}
+	return out
 }
+
+// callerLeft is a retried call's failure once its caller gave up: it
+// reads as the failure (whose text often names the context's error
+// already) and is also the context's error for errors.Is.
+type callerLeft struct{ err, cause error }
+
+// Error is the failure's text, with the caller's reason when it does not
+// say it.
+func (e *callerLeft) Error() string {
+	if strings.Contains(e.err.Error(), e.cause.Error()) {
+		return e.err.Error()
+	}
+	return e.err.Error() + " (" + e.cause.Error() + ")"
+}
+
+// Unwrap gives both, for errors.Is and errors.As.
+func (e *callerLeft) Unwrap() []error { return []error{e.err, e.cause} }
 
 // attempt runs once under its own deadline (perAttempt, within the
 // retry budget rctx). An attempt cut off by either while the caller
@@ -596,7 +623,10 @@ func (s *Store) classify(err, last error) error {
 	case errors.As(last, &ce):
 		return fmt.Errorf("%w (%v)", ErrCommitUnknown, ce.err)
 	case errors.Is(s.eng.MapError(last), ErrBusy):
-		return err
+		// The budget's cut, with what the last attempt met: a rule the
+		// database retries (a fact's time that is not the database's,
+		// schema 27) says why the writes never went through.
+		return fmt.Errorf("%w (%v)", err, last)
 	}
 	return fmt.Errorf("%w (%v)", ErrUnavailable, last)
 }

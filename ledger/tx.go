@@ -48,6 +48,12 @@ type Tx struct {
 	// it may log a conflict and write nothing else (othersKeyWrite).
 	othersKey bool
 	events    []heldEvent
+	// eventsFirst has a key transaction wait for the chain head under
+	// its bound (naming the holder), append its events, and only then
+	// refresh the projection: a decision, vote or reconciliation counts
+	// once an event commits it, so a projection derived before its event
+	// would not show it (signedWriteFor).
+	eventsFirst bool
 	// dirty are the keys whose projection rows a server transaction
 	// refreshes before it commits, with the target to take (nil: keep).
 	dirty map[string]*string

@@ -231,7 +231,7 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		}
 		agent := p.opt.Agent
 		if agent == "" {
-			agent = clientName(req)
+			agent = defaultAgent(p.store, req)
 		}
 		payload := ledger.Payload{Kind: "mcp." + tool, Target: p.opt.Target, Body: body}
 		gopt := ledger.GuardOptions{Agent: agent, Lease: p.opt.Lease, Redact: p.opt.Redact, Context: cx}

@@ -134,7 +134,7 @@ func guardTool(store Ledger, opt ServeOptions) mcp.ToolHandlerFor[GuardInput, an
 		if in.Agent != "" {
 			agent = in.Agent
 		} else if agent == "" {
-			agent = clientName(req)
+			agent = defaultAgent(store, req)
 		}
 		gopt := ledger.GuardOptions{Agent: agent, Redact: in.Redact, Lease: time.Duration(in.LeaseSeconds) * time.Second}
 		if in.LeaseSeconds == 0 {
@@ -224,6 +224,17 @@ func isAnswer(err error) bool {
 	var ce *ledger.ConflictError
 	var fe *ledger.FencedError
 	return errors.As(err, &ce) || errors.As(err, &fe)
+}
+
+// defaultAgent is the agent a call that names none is recorded under:
+// the ledger's own default where it binds names to login roles
+// (PostgreSQL from schema 28 refuses any other name unless an operator
+// allowed it), else the MCP client's name.
+func defaultAgent(store Ledger, req *mcp.CallToolRequest) string {
+	if d, ok := store.(interface{ DefaultAgent() string }); ok && d.DefaultAgent() != "" {
+		return d.DefaultAgent()
+	}
+	return clientName(req)
 }
 
 // clientName is the MCP client's name from its initialize request, as

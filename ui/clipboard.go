@@ -10,8 +10,6 @@ import (
 
 	osc52 "github.com/aymanbagabas/go-osc52/v2"
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // Copying a row's key or digest to the terminal's clipboard (OSC 52).
@@ -43,14 +41,14 @@ func (m *Model) copySelected(digest bool) tea.Cmd {
 	}
 	w, ctx, inTmux := m.opt.Clipboard, m.opt.Context, os.Getenv("TMUX") != ""
 	screen := strings.HasPrefix(os.Getenv("TERM"), "screen")
-	said := fmt.Sprintf("copied the %s of %s to the clipboard (OSC 52; the terminal must allow it)", what, safetext.Escape(it.Key))
+	said := fmt.Sprintf("copied the %s of %s to the clipboard (OSC 52; the terminal must allow it)", what, shownKey(it.Key))
 	return func() tea.Msg {
 		seq, sev := osc52.New(text), sevInfo
 		switch {
 		case inTmux:
 			var advice string
 			if seq, advice = throughTmux(ctx, seq); advice != "" {
-				said, sev = "the "+what+" of "+safetext.Escape(it.Key)+" was sent, but "+advice, sevError
+				said, sev = "the "+what+" of "+shownKey(it.Key)+" was sent, but "+advice, sevError
 			}
 		case screen:
 			seq = seq.Screen()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/safetext"
 )
 
 // viewID names one tab of the console.
@@ -246,6 +247,12 @@ func pendingKeys(ctx context.Context, s Ledger, q query, items []item) ([]string
 	}
 	return keys, err
 }
+
+// shownKey is a key as a message line names it: its logical part,
+// escaped. An epoch's prefix (hsr1: and a UUID, 42 characters) would
+// leave an 80-column line little room for the key's own name; the row
+// and the detail pane beside the message show the full key.
+func shownKey(key string) string { return safetext.Escape(logical(key)) }
 
 // logical returns the logical part of an authority key.
 func logical(key string) string {

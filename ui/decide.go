@@ -53,7 +53,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 		var left []string
 		rows = slices.DeleteFunc(rows, func(it item) bool {
 			if m.list().stale(it) {
-				left = append(left, safetext.Escape(it.Key))
+				left = append(left, shownKey(it.Key))
 				return true
 			}
 			return false
@@ -80,7 +80,7 @@ func (m *Model) openDecision(kind dialogKind) tea.Cmd {
 			m.say(sevError, logEntryText(it, kind))
 			return nil
 		case kind != dlgReview && it.State != want:
-			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", safetext.Escape(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
+			m.say(sevError, fmt.Sprintf("%s is %s: %s applies to %s actions", shownKey(it.Key), it.State, strings.ToLower(dialogVerbs[kind]), want))
 			return nil
 		}
 		t := target{Key: it.Key, ID: it.ID, View: m.active, Kind: it.Kind}

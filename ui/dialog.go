@@ -125,7 +125,7 @@ func (d *dialog) recheck(v viewID, items []item, more bool) []string {
 	want := wantState(d.kind)
 	for _, t := range d.targets {
 		i := slices.IndexFunc(items, func(it item) bool { return it.Key == t.Key && it.ID == t.ID })
-		key := safetext.Escape(t.Key)
+		key := shownKey(t.Key)
 		switch {
 		case t.View != v || i < 0 && more:
 			keep = append(keep, t)

@@ -62,7 +62,7 @@ func (m *Model) whyGone(keys []string) tea.Cmd {
 		for _, k := range ask {
 			d, err := s.Status(ctx, k)
 			if err == nil && d.Decision != nil {
-				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", safetext.Escape(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
+				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", shownKey(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
 			}
 		}
 		return out
@@ -97,9 +97,9 @@ func (m *Model) cursorLeft(lost *item, why string) tea.Cmd {
 	}
 	now := "the list is empty"
 	if it, ok := m.list().current(); ok {
-		now = "the cursor is on " + safetext.Escape(it.Key)
+		now = "the cursor is on " + shownKey(it.Key)
 	}
-	key, title := safetext.Escape(lost.Key), viewTitles[m.active]
+	key, title := shownKey(lost.Key), viewTitles[m.active]
 	if why == "filtered out" {
 		return notice(sevInfo, fmt.Sprintf("%s is filtered out of %s (esc clears the filter); %s", key, title, now))
 	}

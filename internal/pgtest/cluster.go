@@ -210,6 +210,7 @@ func (c *Cluster) Role(t testing.TB, dbURL, name, group string) string {
 	database := strings.TrimPrefix(u.Path, "/")
 	role := database + "_" + name
 	c.Exec(t, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE %s", role, Password, group))
+	allowShortName(t, dbURL, role, name)
 	return WithRole(dbURL, database, role)
 }
 

@@ -126,6 +126,7 @@ func Role(t testing.TB, dbURL, name, group string) string {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	allowShortName(t, dbURL, role, name)
 	t.Cleanup(func() {
 		db, err := sql.Open("pgx", Admin(t))
 		if err == nil {
@@ -135,6 +136,25 @@ func Role(t testing.TB, dbURL, name, group string) string {
 		}
 	})
 	return WithRole(dbURL, strings.TrimPrefix(u.Path, "/"), role)
+}
+
+// allowShortName lets role act as agent name (schema 28 binds an agent's
+// name to its login role): the tests' roles carry their database's name
+// as a prefix, and the tests name their agents without it, as a site's
+// operator would allow with `tollgate agents allow ROLE NAME`. It runs as
+// dbURL's role, the schema's owner, and does nothing on a ledger older
+// than schema 28 or not yet created.
+func allowShortName(t testing.TB, dbURL, role, name string) {
+	t.Helper()
+	db, err := sql.Open("pgx", dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := fmt.Sprintf(`DO $$ BEGIN IF to_regprocedure('tollgate_agent_allow(text, text)') IS NOT NULL THEN PERFORM tollgate_agent_allow('%s', '%s'); END IF; END $$`, role, name)
+	if _, err := db.Exec(q); err != nil {
+		t.Fatalf("allowing %s the agent name %s: %v", role, name, err)
+	}
 }
 
 // Pooled reports whether the tests' roles connect through a pooler: the

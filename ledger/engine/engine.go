@@ -86,6 +86,15 @@ type Engine interface {
 	Close() error
 }
 
+// LoginRoler is an engine whose sessions log in as a database role that
+// the database records beside each payload (PostgreSQL): from schema 28
+// an agent's name is that role's unless an operator allows it another,
+// so a call that names no agent is recorded under the role.
+type LoginRoler interface {
+	// LoginRole is the role this engine's sessions log in as.
+	LoginRole() string
+}
+
 // KeyLocker is an engine whose writers need not exclude each other
 // (PostgreSQL): a transaction that moves one action locks only its key
 // and shares a ledger-wide lock with the others, instead of locking the

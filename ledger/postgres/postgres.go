@@ -280,6 +280,11 @@ func Table(name string) string {
 // Name implements engine.Engine.
 func (e *Engine) Name() string { return "postgres" }
 
+// LoginRole implements engine.LoginRoler: the user the connection string
+// names (or pgx's default, the OS user), which is what session_user reads
+// in every session this engine opens, pgbouncer's included.
+func (e *Engine) LoginRole() string { return e.cfg.User }
+
 // Location implements engine.Engine: the URL without its password.
 func (e *Engine) Location() string { return e.location }
 
