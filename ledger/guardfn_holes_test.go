@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,17 +16,9 @@ import (
 // The attacks in this file succeeded when the attacking helper wrote
 // them: each test asserts what the ledger should do. The holes that
 // schemas 15, 17, 20 and 23 closed run always (schema 23's, an agent
-// holding the ledger-wide lock, is in ledgergate_test.go); those still
-// open (pgholes_open_test.go) skip unless TOLLGATE_SHOW_HOLES is set,
-// and the skip line names the hole.
-
-// showHole skips a hole's test unless TOLLGATE_SHOW_HOLES is set.
-func showHole(t *testing.T, hole string) {
-	t.Helper()
-	if os.Getenv("TOLLGATE_SHOW_HOLES") == "" {
-		t.Skip("HOLE: " + hole)
-	}
-}
+// holding the ledger-wide lock, is in ledgergate_test.go). The last hole
+// that skipped unless TOLLGATE_SHOW_HOLES was set (an agent holding
+// another role's key) was closed by schema 29, and showHole with it.
 
 // TestPostgresGuardHoleAgentAppendsEvents: tollgate_append_events and
 // tollgate_append_event (schema 13 and 8) are granted to tollgate_agent
