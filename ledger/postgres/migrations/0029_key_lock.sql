@@ -37,8 +37,9 @@
 -- key that commits within milliseconds, so a longer wait is a holder that
 -- does not let go. It gives up with 55P03 (exit 75: unavailable, retry)
 -- and names the holding sessions' roles and pids, which an operator ends
--- with pg_terminate_backend. The lock is first tried without waiting, so
--- the common call pays for no subtransaction.
+-- with pg_terminate_backend. The lock is first tried without waiting, in
+-- the caller's own text, so the common call pays for no function call
+-- and no subtransaction.
 --
 -- The key's lock stays an advisory lock: any role that may run
 -- pg_advisory_xact_lock (PUBLIC, until a superuser revokes it) can still
@@ -80,19 +81,15 @@ REVOKE ALL ON FUNCTION tollgate_private.lock_key(text) FROM PUBLIC;
 -- tollgate_private.others_key names the role that recorded a payload of
 -- the logical key when that is neither the caller's session role nor
 -- unknown (a payload recorded before schema 10), and the caller does not
--- act for the ledger; NULL otherwise.
+-- act for the ledger; NULL otherwise. A plain SQL function, without a
+-- search_path of its own, so that the planner inlines it into
+-- tollgate_lock_key, its only caller, whose path is pinned.
 CREATE FUNCTION tollgate_private.others_key(p_logical text) RETURNS text
-LANGUAGE plpgsql SET search_path = public, pg_temp AS $$
-DECLARE
-    v_role text;
-BEGIN
-    SELECT p.db_role INTO v_role FROM action_index x JOIN tollgate_private.payloads p ON p.action_key = x.action_key
-        WHERE x.logical_key = p_logical AND p.db_role <> '' AND p.db_role <> session_user LIMIT 1;
-    IF v_role IS NULL OR tollgate_sees_bodies() THEN
-        RETURN NULL;
-    END IF;
-    RETURN v_role;
-END $$;
+LANGUAGE sql STABLE AS $$
+    SELECT p.db_role FROM public.action_index x JOIN tollgate_private.payloads p ON p.action_key = x.action_key
+        WHERE x.logical_key = p_logical AND p.db_role <> '' AND p.db_role <> session_user AND NOT public.tollgate_sees_bodies()
+        LIMIT 1
+$$;
 REVOKE ALL ON FUNCTION tollgate_private.others_key(text) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION tollgate_lock_key(p_logical text) RETURNS bigint
@@ -103,7 +100,11 @@ BEGIN
         -- Another role's key: the gate, not the key's lock.
         RETURN NULL;
     END IF;
-    PERFORM tollgate_private.lock_key(p_logical);
+    -- The lock at once when it is free, as almost always; the bounded
+    -- wait, which pays for a subtransaction, only when it is not.
+    IF NOT pg_try_advisory_xact_lock(1953459309, hashtext(p_logical)) THEN
+        PERFORM tollgate_private.lock_key(p_logical);
+    END IF;
     IF tollgate_private.others_key(p_logical) IS NOT NULL THEN
         RAISE EXCEPTION 'tollgate_lock_key: the key % was recorded by another role while this call waited for its lock; an agent''s role locks only its own keys and new ones', p_logical
             USING ERRCODE = 'serialization_failure';
@@ -139,6 +140,6 @@ BEGIN
         IF (length(v_def) - length(replace(v_def, v_old, ''))) <> length(v_old) THEN
             RAISE EXCEPTION 'schema 29: % does not take the key''s lock once as schema 24 wrote it', f;
         END IF;
-        EXECUTE replace(v_def, v_old, format('PERFORM tollgate_private.lock_key(%s);', v_var));
+        EXECUTE replace(v_def, v_old, format('IF NOT pg_try_advisory_xact_lock(1953459309, hashtext(%s)) THEN PERFORM tollgate_private.lock_key(%s); END IF;', v_var, v_var));
     END LOOP;
 END $$;
