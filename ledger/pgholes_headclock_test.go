@@ -12,10 +12,11 @@ import (
 	"github.com/tollgate-dev/tollgate/approvals"
 )
 
-// The attacks in this file succeeded when the attacking helper wrote
-// them (the session of issue 25's schema 22): each test asserts what the
-// ledger should do and skips, naming the hole, unless TOLLGATE_SHOW_HOLES
-// is set (showHole, guardfn_holes_test.go).
+// The attacks in this file succeeded when the attacking pass of the
+// session of schema 24 wrote them, and are closed: the chain head held by
+// an agent's open transaction (schema 25) and a policy window read by a
+// slow clock (schemas 26 and 27). The other holes of that pass are in
+// pgholes_fixed_test.go.
 
 // TestPostgresAgentHoldingTheHeadIsNamed (a hole the attacking pass
 // found, closed by schema 25): tollgate_seal, granted to tollgate_agent,
