@@ -623,3 +623,41 @@ func TestPostgresAgentCannotBackdateAReport(t *testing.T) {
 		t.Errorf("after the edge report the key is %s (%v), want it uncertain", d.State, err)
 	}
 }
+
+// TestPostgresRequestNamesTheRole (closed by schema 31): schema 28 bound
+// a payload's agent to the login role, but an approval request or a
+// permit written later for the key recorded the name that later guard
+// sent. bot1 records a key under its own name and then guards it as
+// backup-bot: the request the operator was shown named backup-bot. Now
+// the request, and a permit, are refused as a payload is (exit 77,
+// nothing stored), on both paths; its own name still works.
+func TestPostgresRequestNamesTheRole(t *testing.T) {
+	r := attackRoles(t)
+	role := roleOf(r.bot1)
+	owner := rawDB(t, r.owner)
+	server := openAt(t, r.bot1)
+	client, err := Open(ctx, r.bot1, Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	for name, s := range map[string]*Store{"one-call": server, "client": client} {
+		for _, key := range []string{"ask:later-" + name, "run:later-" + name} {
+			p := Payload{key[:3], "t", "b"}
+			if _, err := s.Record(ctx, key, p, RecordOptions{Agent: "bot1"}); err != nil {
+				t.Fatalf("%s: bot1 records %s: %v", name, key, err)
+			}
+			before := fullState(t, owner)
+			a, err := s.Guard(ctx, key, p, GuardOptions{Agent: "backup-bot"})
+			if !errors.Is(err, ErrNotPermitted) || !strings.Contains(err.Error(), "the role "+role+" may not act as agent backup-bot") {
+				t.Errorf("%s: bot1's role guards its recorded %s as backup-bot: %+v %v, want exit 77's refusal naming the rule", name, key, a, err)
+			}
+			if after := fullState(t, owner); after != before {
+				t.Errorf("%s: the refused guard of %s stored something", name, key)
+			}
+			if a, err := s.Guard(ctx, key, p, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Denied {
+				t.Errorf("%s: bot1 guards its recorded %s as itself: %+v %v", name, key, a, err)
+			}
+		}
+	}
+}
