@@ -142,14 +142,7 @@ func TestPostgresGuardHoleAgentNameInPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	role := roleOf(r.bot1)
-	owner := rawDB(t, r.owner)
-	server := openAt(t, r.bot1)
-	client, err := Open(ctx, r.bot1, Options{Now: time.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
+	role, owner, server, client := bot1Paths(t, r)
 	if a, err := server.Guard(ctx, "backup:as-itself", Payload{"backup", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil || a.Verdict == Permitted {
 		t.Fatalf("bot1 as itself: %+v %v, want a pending request", a.Verdict, err)
 	}
@@ -633,14 +626,7 @@ func TestPostgresAgentCannotBackdateAReport(t *testing.T) {
 // nothing stored), on both paths; its own name still works.
 func TestPostgresRequestNamesTheRole(t *testing.T) {
 	r := attackRoles(t)
-	role := roleOf(r.bot1)
-	owner := rawDB(t, r.owner)
-	server := openAt(t, r.bot1)
-	client, err := Open(ctx, r.bot1, Options{Now: time.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
+	role, owner, server, client := bot1Paths(t, r)
 	for name, s := range map[string]*Store{"one-call": server, "client": client} {
 		for _, key := range []string{"ask:later-" + name, "run:later-" + name} {
 			p := Payload{key[:3], "t", "b"}
@@ -660,4 +646,17 @@ func TestPostgresRequestNamesTheRole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// bot1Paths is bot1's login role's name, the owner's raw connection, and
+// two stores as bot1: one that takes the one-call functions and one on
+// its own clock, which takes the client's key transaction.
+func bot1Paths(t *testing.T, r pgRoles) (string, *rawConn, *Store, *Store) {
+	t.Helper()
+	client, err := Open(ctx, r.bot1, Options{Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return roleOf(r.bot1), rawDB(t, r.owner), openAt(t, r.bot1), client
 }
