@@ -437,7 +437,7 @@ func TestUsedPermitDeletedUnderItsEvents(t *testing.T) {
 }
 
 // TestArchivedStubDeleted: an auto key settled and archived keeps, in the
-// live ledger, its intent and a stub in archived_keys that answers every
+// live ledger, its intent and a stub in archived_stubs that answers every
 // retry "settled". The agent deletes the stub (triggers dropped; the
 // checkpoint event that committed it stays): the key reads as only
 // recorded, guard evaluates the auto rule again, and a settled action is
@@ -456,7 +456,7 @@ func TestArchivedStubDeleted(t *testing.T) {
 	want(t, h.run(t, nil, auto...), cli.ExitSettled)
 
 	dropTriggers(t, h.db)
-	shell(t, h.db, "DELETE FROM archived_keys WHERE action_key = 'k:auto'")
+	shell(t, h.db, "DELETE FROM archived_stubs WHERE action_key = 'k:auto'")
 	r = h.run(t, nil, auto...)
 	if r.code == cli.ExitOK {
 		t.Fatalf("a settled, archived key permitted again: %s", r.stdout)

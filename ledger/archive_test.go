@@ -3,6 +3,7 @@ package ledger
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // archiveFixture fills a ledger with one action in each state that
@@ -229,8 +232,8 @@ func TestArchiveTamperNamed(t *testing.T) {
 		name, sql string
 		problem   string
 	}{
-		{"stub state changed", "UPDATE archived_keys SET state = 'failed' WHERE action_key = 'ok-1'", "archived_keys"},
-		{"stub removed", "DELETE FROM archived_keys WHERE action_key = 'ok-1'", "archived_keys"},
+		{"stub state changed", "UPDATE archived_stubs SET state = 4 WHERE action_key = 'ok-1'", "archived_keys"},
+		{"stub removed", "DELETE FROM archived_stubs WHERE action_key = 'ok-1'", "archived_keys"},
 		{"run moved", "UPDATE pruned_events SET last_hash = '" + zeroHash + "' WHERE first_seq = (SELECT min(first_seq) FROM pruned_events)", "pruned_events"},
 		{"run dropped", "DELETE FROM pruned_events WHERE first_seq = (SELECT min(first_seq) FROM pruned_events)", "pruned_events"},
 	}
@@ -243,7 +246,7 @@ func TestArchiveTamperNamed(t *testing.T) {
 			}
 			raw := rawDB(t, s.Path())
 			// As an agent with the file would: around the triggers.
-			for _, tr := range []string{"archived_keys_no_update", "archived_keys_no_delete", "pruned_events_no_update", "pruned_events_no_delete"} {
+			for _, tr := range []string{"archived_stubs_no_update", "archived_stubs_no_delete", "pruned_events_no_update", "pruned_events_no_delete"} {
 				if _, err := raw.Exec("DROP TRIGGER " + tr); err != nil {
 					t.Fatal(err)
 				}
@@ -476,5 +479,70 @@ func TestArchivedLedgerCopiesToPostgres(t *testing.T) {
 	}
 	if rep, err := pg.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify of the copy after its own archive: %v %+v", err, rep.Problems)
+	}
+}
+
+// TestStubsCompactedInPlace: schema 16 stores each archived key's state
+// and result as small integers and keeps archived_keys as a view. A
+// schema-15 ledger's stubs, of every state and result, read back through
+// the view exactly as they were stored, and a word outside the vocabulary
+// is refused with the rule's name, not stored as something else.
+func TestStubsCompactedInPlace(t *testing.T) {
+	sqliteOnly(t) // the stubs' storage is SQLite's
+	path := filepath.Join(t.TempDir(), "old.db")
+	db := oldLedger(t, path, 15)
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d", sqlite.ApplicationID)); err != nil {
+		t.Fatal(err)
+	}
+	ctxHash := strings.Repeat("ab", 32)
+	var n int
+	for _, st := range []string{"denied", "rejected", "expired", "succeeded", "failed", "reconciled"} {
+		for _, res := range []string{"", "executed", "not-executed"} {
+			n++
+			c := ""
+			if n%2 == 0 {
+				c = ctxHash
+			}
+			if _, err := db.Exec("INSERT INTO archived_keys(action_key, archive_id, state, result, context_sha256) VALUES (?, ?, ?, ?, ?)",
+				fmt.Sprintf("k:%02d", n), n%3+1, st, res, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stubs := func(db *sql.DB) []string {
+		rows, err := db.Query("SELECT action_key || '|' || archive_id || '|' || state || '|' || result || '|' || context_sha256 FROM archived_keys ORDER BY action_key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var r string
+			if err := rows.Scan(&r); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	before := stubs(db.DB)
+	db.Close()
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if after := stubs(s.r); !slices.Equal(after, before) || len(after) != 18 {
+		t.Fatalf("stubs through the view after the upgrade:\n%v\nbefore:\n%v", after, before)
+	}
+	var ints int
+	if err := s.r.QueryRow("SELECT count(*) FROM archived_stubs WHERE typeof(state) = 'integer' AND typeof(result) = 'integer'").Scan(&ints); err != nil || ints != 18 {
+		t.Fatalf("%d of 18 stubs store integers (%v)", ints, err)
+	}
+	for _, bad := range [][2]string{{"pending", ""}, {"succeeded", "done"}} {
+		_, err := s.w.Exec("INSERT INTO archived_keys(action_key, archive_id, state, result) VALUES ('k:bad', 1, ?, ?)", bad[0], bad[1])
+		if err == nil || !strings.Contains(err.Error(), "archived_keys: ") {
+			t.Fatalf("stub %v stored or refused without naming the rule: %v", bad, err)
+		}
 	}
 }

@@ -126,14 +126,13 @@ var stageWords = []string{"recorded", "pending", "approved", "denied", "rejected
 // a fixed vocabulary (payloads.kind and action_index.kind are the
 // caller's action kinds: free text, not converted).
 var enumColumns = map[string][]string{
-	"action_index":  {"stage"},
-	"events":        {"type", "fact_table"},
-	"policy_evals":  {"mode"},
-	"reports":       {"outcome", "kind"},
-	"decisions":     {"decision"},
-	"votes":         {"decision"},
-	"signatures":    {"fact_table"},
-	"archived_keys": {"state", "result"},
+	"action_index": {"stage"},
+	"events":       {"type", "fact_table"},
+	"policy_evals": {"mode"},
+	"reports":      {"outcome", "kind"},
+	"decisions":    {"decision"},
+	"votes":        {"decision"},
+	"signatures":   {"fact_table"},
 }
 
 // isDigestColumn says whether a column holds a SHA-256 in hex. The seed's

@@ -1,4 +1,4 @@
--- tollgate schema version 15
+-- tollgate schema version 16
 CREATE TABLE intents (
     action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL,
     status TEXT NOT NULL CHECK(status = 'recorded'));
@@ -146,14 +146,6 @@ CREATE TABLE archives (
     operator         TEXT NOT NULL,
     at_ms            INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE archived_keys (
-    action_key     TEXT PRIMARY KEY,
-    archive_id     INTEGER NOT NULL,
-    state          TEXT NOT NULL CHECK(state IN ('denied','rejected','expired','succeeded','failed','reconciled')),
-    result         TEXT NOT NULL DEFAULT '' CHECK(result IN ('','executed','not-executed')),
-    context_sha256 TEXT NOT NULL DEFAULT ''
-        CHECK(context_sha256 = '' OR (length(context_sha256) = 64 AND context_sha256 NOT GLOB '*[^0-9a-f]*'))
-) STRICT, WITHOUT ROWID;
 CREATE TABLE pruned_events (
     first_seq  INTEGER PRIMARY KEY,
     last_seq   INTEGER NOT NULL UNIQUE CHECK(last_seq >= first_seq),
@@ -236,6 +228,16 @@ CREATE TABLE "events" (
     fact_sha256 TEXT NOT NULL DEFAULT '',
     hv         INTEGER NOT NULL DEFAULT 1 CHECK(hv IN (1, 2))
 ) STRICT;
+CREATE TABLE archived_stubs (
+    action_key     TEXT PRIMARY KEY,
+    archive_id     INTEGER NOT NULL,
+    -- denied, rejected, expired, succeeded, failed, reconciled
+    state          INTEGER NOT NULL CHECK(state BETWEEN 0 AND 5),
+    -- '', executed, not-executed
+    result         INTEGER NOT NULL DEFAULT 0 CHECK(result BETWEEN 0 AND 2),
+    context_sha256 TEXT NOT NULL DEFAULT ''
+        CHECK(context_sha256 = '' OR (length(context_sha256) = 64 AND context_sha256 NOT GLOB '*[^0-9a-f]*'))
+) STRICT, WITHOUT ROWID;
 INSERT INTO "chain_head" VALUES(1,0,'0000000000000000000000000000000000000000000000000000000000000000');
 CREATE INDEX conflicts_key ON conflicts(action_key);
 CREATE INDEX policy_rules_pattern ON policy_rules(pattern, id);
@@ -249,6 +251,13 @@ CREATE INDEX action_index_open ON action_index(stage, deadline_ms)
     WHERE stage IN ('pending', 'approved', 'executing', 'uncertain');
 CREATE INDEX events_key ON events(action_key, seq);
 CREATE INDEX events_fact ON events(fact_table, fact_row);
+CREATE VIEW archived_keys(action_key, archive_id, state, result, context_sha256) AS
+SELECT action_key, archive_id,
+    CASE state WHEN 0 THEN 'denied' WHEN 1 THEN 'rejected' WHEN 2 THEN 'expired'
+               WHEN 3 THEN 'succeeded' WHEN 4 THEN 'failed' WHEN 5 THEN 'reconciled' END,
+    CASE result WHEN 0 THEN '' WHEN 1 THEN 'executed' WHEN 2 THEN 'not-executed' END,
+    context_sha256
+FROM archived_stubs;
 CREATE TRIGGER intents_hash_shape BEFORE INSERT ON intents
 WHEN length(NEW.payload_sha256) != 64 OR NEW.payload_sha256 GLOB '*[^0-9a-f]*'
 BEGIN SELECT RAISE(ABORT, 'intents.payload_sha256 must be 64 lowercase hex digits'); END;
@@ -377,10 +386,6 @@ CREATE TRIGGER archives_no_update BEFORE UPDATE ON archives
 BEGIN SELECT RAISE(ABORT, 'archives is append-only'); END;
 CREATE TRIGGER archives_no_delete BEFORE DELETE ON archives
 BEGIN SELECT RAISE(ABORT, 'archives is append-only'); END;
-CREATE TRIGGER archived_keys_no_update BEFORE UPDATE ON archived_keys
-BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
-CREATE TRIGGER archived_keys_no_delete BEFORE DELETE ON archived_keys
-BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
 CREATE TRIGGER pruned_events_no_update BEFORE UPDATE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
 CREATE TRIGGER pruned_events_no_delete BEFORE DELETE ON pruned_events
@@ -430,3 +435,20 @@ BEGIN SELECT RAISE(ABORT, 'events is append-only'); END;
 CREATE TRIGGER events_no_replace BEFORE INSERT ON events
 WHEN EXISTS (SELECT 1 FROM events WHERE seq = NEW.seq)
 BEGIN SELECT RAISE(ABORT, 'events is append-only: a row is never replaced'); END;
+CREATE TRIGGER archived_keys_insert INSTEAD OF INSERT ON archived_keys
+BEGIN
+    SELECT RAISE(ABORT, 'archived_keys: state must be denied, rejected, expired, succeeded, failed or reconciled')
+    WHERE NEW.state IS NULL OR NEW.state NOT IN ('denied', 'rejected', 'expired', 'succeeded', 'failed', 'reconciled');
+    SELECT RAISE(ABORT, 'archived_keys: result must be empty, executed or not-executed')
+    WHERE coalesce(NEW.result, '') NOT IN ('', 'executed', 'not-executed');
+    INSERT INTO archived_stubs(action_key, archive_id, state, result, context_sha256) VALUES (
+        NEW.action_key, NEW.archive_id,
+        CASE NEW.state WHEN 'denied' THEN 0 WHEN 'rejected' THEN 1 WHEN 'expired' THEN 2
+                       WHEN 'succeeded' THEN 3 WHEN 'failed' THEN 4 WHEN 'reconciled' THEN 5 END,
+        CASE coalesce(NEW.result, '') WHEN '' THEN 0 WHEN 'executed' THEN 1 WHEN 'not-executed' THEN 2 END,
+        coalesce(NEW.context_sha256, ''));
+END;
+CREATE TRIGGER archived_stubs_no_update BEFORE UPDATE ON archived_stubs
+BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
+CREATE TRIGGER archived_stubs_no_delete BEFORE DELETE ON archived_stubs
+BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
