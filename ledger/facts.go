@@ -391,6 +391,23 @@ func keyRowsCommitted(ctx context.Context, tx *Tx, key string) error {
 	if err != nil {
 		return err
 	}
+	// Every intent gets its projection row in the statement that inserts
+	// it (the intents trigger, the seed fixture's inserts included), and
+	// only archive removes one, with the key's events, leaving a stub. An
+	// intent with no events and no projection row is an archived key
+	// whose stub was deleted: it would read as freshly recorded and be
+	// granted again. The absence only refuses, never grants, so the
+	// projection stays a cache (SPEC 3); a key with a stub reads as
+	// settled and never comes here.
+	if len(evs) == 0 {
+		var indexed bool
+		if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM action_index WHERE action_key = ?)", key).Scan(&indexed); err != nil {
+			return err
+		}
+		if !indexed {
+			return integrityError("key %s has an intent but no events, projection row or archive stub: an archived key whose stub was removed; verify names it", key)
+		}
+	}
 	// The rows each table holds for key, by row id, hashed.
 	held := map[string]map[string]string{}
 	for _, e := range evs {
