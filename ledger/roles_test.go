@@ -166,18 +166,22 @@ func TestPostgresConnectionKilledMidTransaction(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			// Every 50 ms: a shorter interval than one transaction plus a
-			// reconnection would starve every attempt, a livelock that
-			// proves nothing about what a kill leaves behind.
+			// Every 50 ms, and only sessions at least 250 ms old: a new
+			// session's first call (its connection's set-up, the server
+			// compiling the functions it calls) can take longer than the
+			// interval, and killing every new session before it finishes
+			// starves every retry, a livelock that proves nothing about
+			// what a kill leaves behind (it hung this test for 20 minutes).
 			case <-time.After(50 * time.Millisecond):
 			}
 			var k int
 			_ = admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-				WHERE datname = ? AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')`, dbName).Scan(&k)
+				WHERE datname = ? AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')
+				AND backend_start < now() - interval '250 milliseconds'`, dbName).Scan(&k)
 			n += k
 		}
 	}()
-	const keys = 40
+	const keys = 150
 	reported := 0
 	for i := 0; i < keys; i++ {
 		key := "kill:" + strconv.Itoa(i)
