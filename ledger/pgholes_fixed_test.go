@@ -660,3 +660,75 @@ func bot1Paths(t *testing.T, r pgRoles) (string, *rawConn, *Store, *Store) {
 	t.Cleanup(func() { client.Close() })
 	return roleOf(r.bot1), rawDB(t, r.owner), openAt(t, r.bot1), client
 }
+
+// TestPostgresEventActorIsTheRole: an event's actor is what the console's
+// timeline and export say did the step. An agent's role appending the
+// event of its own, honest fact row may not name someone else as its
+// actor (an operator, another agent): the database refuses it (TG002)
+// and nothing is stored; the same event naming the role's own agent
+// name is taken, so the refusal is the actor's.
+func TestPostgresEventActorIsTheRole(t *testing.T) {
+	r := attackRoles(t)
+	owner, raw2 := rawDB(t, r.owner), rawDB(t, r.bot2)
+	before := fullState(t, owner)
+	p := Payload{"run", "t", "b"}
+	cols := strings.Split(factTableNamed("payloads").cols, ", ")
+	appendAs := func(key, actor string) error {
+		tx, err := raw2.DB.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.Exec("SELECT tollgate_record_intent($1, $2)", key, p.Digest()); err != nil {
+			t.Fatal(err)
+		}
+		row := payloadRow(key, p)
+		row["agent"] = "bot2"
+		vals := make([]string, len(cols))
+		for i, c := range cols {
+			vals[i] = fmt.Sprint(row[c])
+		}
+		stored, err := scanFact(tx.QueryRow("SELECT "+factTableNamed("payloads").cols+" FROM tollgate_insert_payloads($1, $2)", cols, vals), len(cols))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := factTableNamed("payloads").ref(stored)
+		_, err = tx.Exec(`SELECT * FROM tollgate_append_events(ARRAY[$1], ARRAY['recorded'], ARRAY[$2], ARRAY['{}'], ARRAY[$3::bigint], ARRAY['payloads'], ARRAY[$1], ARRAY[$4])`,
+			key, actor, time.Now().UnixMilli(), ref.SHA256)
+		return err
+	}
+	for _, actor := range []string{"alice", "bot1", "tollgate"} {
+		if err := appendAs("run:as-"+actor, actor); pgCode(err) != "TG002" {
+			t.Errorf("bot2's recorded event naming %s as its actor: %v", actor, err)
+		}
+	}
+	if err := appendAs("run:as-bot2", "bot2"); err != nil {
+		t.Fatalf("bot2's recorded event naming itself: %v", err)
+	}
+	// Guarding writes events too: on a key bot2 recorded as itself, a
+	// guard naming alice evaluates, requests or permits in alice's name
+	// no more than it records in it.
+	for _, kind := range []string{"run", "ask", "stop"} {
+		key := kind + ":recorded-by-bot2"
+		var c int
+		if err := raw2.QueryRow("SELECT count(*) FROM tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+			key, Payload{kind, "t", "b"}.Digest(), string(Payload{kind, "t", "b"}.Canonical()), kind, "t", sha256Hex([]byte("b")), "bot2", "", "", int64(0)).Scan(&c); err != nil {
+			t.Fatalf("bot2 records %s: %v", key, err)
+		}
+		mid := fullState(t, owner)
+		if got := callFn(t, raw2.DB, honestFn(key, Payload{kind, "t", "b"}, "alice")); got.code != "TG002" && (got.path != "full" || got.permit != "") {
+			t.Errorf("tollgate_guard of bot2's %s naming alice: %+v", key, got)
+		}
+		// The client's full path, which the function leaves it.
+		if a, err := openAt(t, r.bot2).Guard(ctx, key, Payload{kind, "t", "b"}, GuardOptions{Agent: "alice"}); !errors.Is(err, ErrNotPermitted) {
+			t.Errorf("bot2 guards its %s naming alice: %+v %v", key, a, err)
+		}
+		if after := fullState(t, owner); after != mid {
+			t.Errorf("%s: the ledger changed: %s, was %s", key, after, mid)
+		}
+	}
+	before = fullState(t, owner)
+	if after := fullState(t, owner); after != before {
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
+}
