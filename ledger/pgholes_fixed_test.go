@@ -705,6 +705,9 @@ func TestPostgresEventActorIsTheRole(t *testing.T) {
 	if err := appendAs("run:as-bot2", "bot2"); err != nil {
 		t.Fatalf("bot2's recorded event naming itself: %v", err)
 	}
+	if after := fullState(t, owner); after != before { // each append was rolled back or refused
+		t.Errorf("the ledger changed: %s, was %s", after, before)
+	}
 	// Guarding writes events too: on a key bot2 recorded as itself, a
 	// guard naming alice evaluates, requests or permits in alice's name
 	// no more than it records in it.
@@ -726,9 +729,5 @@ func TestPostgresEventActorIsTheRole(t *testing.T) {
 		if after := fullState(t, owner); after != mid {
 			t.Errorf("%s: the ledger changed: %s, was %s", key, after, mid)
 		}
-	}
-	before = fullState(t, owner)
-	if after := fullState(t, owner); after != before {
-		t.Errorf("the ledger changed: %s, was %s", after, before)
 	}
 }
