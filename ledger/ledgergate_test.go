@@ -57,7 +57,12 @@ func TestPostgresAgentCannotHoldTheLedgerLock(t *testing.T) {
 		t.Run(fmt.Sprintf("upTo=%d", upTo), func(t *testing.T) {
 			r := newPGRolesAt(t, upTo)
 			for _, attacker := range []string{r.bot1, r.alice} {
-				conn, err := rawDB(t, attacker).DB.Conn(ctx) // one session: the lock is the session's
+				// One session: the lock is the session's. It is taken
+				// in a transaction left open, since behind a pooler in
+				// transaction mode (CI's pgbouncer) only an open
+				// transaction keeps the server session, which the pooler
+				// would otherwise close when idle, letting the lock go.
+				conn, err := rawDB(t, attacker).DB.BeginTx(ctx, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -70,7 +75,7 @@ func TestPostgresAgentCannotHoldTheLedgerLock(t *testing.T) {
 					changeErr = boundedChange(r)
 				}
 				conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()")
-				conn.Close()
+				conn.Rollback()
 				switch {
 				case upTo != 0 && got.code != "55P03":
 					t.Errorf("schema %d: another agent's guard while the ledger-wide lock is held: %+v, want 55P03", upTo, got)
