@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -176,21 +177,61 @@ func flushEvents(ctx context.Context, tx *Tx) error {
 	if len(tx.events) == 0 {
 		return nil
 	}
-	n := len(tx.events)
-	keys, typs, actors, details := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	tables, rows, shas := make([]string, n), make([]string, n), make([]string, n)
-	ats := make([]int64, n)
-	for i, e := range tx.events {
-		keys[i], typs[i], actors[i], details[i], ats[i] = e.key, e.typ, e.actor, e.detail, e.at
-		tables[i], rows[i], shas[i] = e.fact.Table, e.fact.Row, e.fact.SHA256
-	}
 	var h Head
 	err := tx.QueryRowContext(ctx, "SELECT o_seq, o_hash FROM tollgate_append_events(?, ?, ?, ?, ?, ?, ?, ?)",
-		keys, typs, actors, details, ats, tables, rows, shas).Scan(&h.Seq, &h.Hash)
+		heldArrays(tx.events)...).Scan(&h.Seq, &h.Hash)
 	if err != nil {
 		return err
 	}
 	tx.events, tx.head = nil, &h
+	return nil
+}
+
+// heldArrays is events as tollgate_append_events takes them: each field
+// an array.
+func heldArrays(events []heldEvent) []any {
+	n := len(events)
+	keys, typs, actors, details := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	tables, rows, shas := make([]string, n), make([]string, n), make([]string, n)
+	ats := make([]int64, n)
+	for i, e := range events {
+		keys[i], typs[i], actors[i], details[i], ats[i] = e.key, e.typ, e.actor, e.detail, e.at
+		tables[i], rows[i], shas[i] = e.fact.Table, e.fact.Row, e.fact.SHA256
+	}
+	return []any{keys, typs, actors, details, ats, tables, rows, shas}
+}
+
+// flushInOne is flushIndex and flushEvents (with waitHead first for a
+// decision's events) in the one statement q (engine.OneCallFlusher), so
+// that the chain head is held for that statement and the COMMIT only.
+func flushInOne(ctx context.Context, tx *Tx, q string) error {
+	if len(tx.events) == 0 && len(tx.dirty) == 0 {
+		return nil
+	}
+	n := len(tx.events)
+	moved := make([]string, 0, len(tx.dirty))
+	for k := range tx.dirty {
+		moved = append(moved, k)
+	}
+	slices.Sort(moved)
+	targets := make([]*string, len(moved))
+	for i, k := range moved {
+		targets[i] = tx.dirty[k]
+	}
+	var seq sql.NullInt64
+	var hash sql.NullString
+	args := append(append([]any{tx.eventsFirst && tx.keyLock != ""}, heldArrays(tx.events)...), moved, targets)
+	err := tx.QueryRowContext(ctx, q, args...).Scan(&seq, &hash)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		if !seq.Valid {
+			return fmt.Errorf("ledger: %d events flushed and no chain head answered", n)
+		}
+		tx.head = &Head{Seq: seq.Int64, Hash: hash.String}
+	}
+	tx.events, tx.dirty = nil, nil
 	return nil
 }
 

@@ -638,9 +638,15 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		d = Decision{Key: key, Decision: decision, Operator: op, Reason: reason, At: fromMS(now), State: StatePending}
 		var req approvals.Request
 		var exp int64
-		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, '') FROM approval_requests r
+		// occupied: a decisions row holds the key's slot, committed by an
+		// event (req.Decided) or not (forged: setAsideForged), read here
+		// so that the common decision asks for it in no round trip of
+		// its own.
+		var occupied bool
+		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, ''),
+			EXISTS (SELECT 1 FROM decisions o WHERE o.action_key = r.action_key) FROM approval_requests r
 			LEFT JOIN decisions d ON d.action_key = r.action_key`+committedDecision+`
-			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided)
+			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided, &occupied)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -709,8 +715,10 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 				return &vote, nil
 			}
 		}
-		if err := setAsideForged(ctx, tx, key, op, now); err != nil {
-			return nil, err
+		if occupied {
+			if err := setAsideForged(ctx, tx, key, op, now); err != nil {
+				return nil, err
+			}
 		}
 		ref, err := insertFact(ctx, tx, "decisions", "action_key, decision, operator, reason, at_ms", key, string(decision), op, reason, now)
 		if err != nil {

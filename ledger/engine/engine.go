@@ -136,6 +136,19 @@ type ServerRecord interface {
 	ServerRecord(ctx context.Context, c GuardCall) (GuardReply, bool, error)
 }
 
+// OneCallFlusher is an engine that ends a writing transaction in one
+// statement (PostgreSQL from schema 33): FlushSQL appends the
+// transaction's events and refreshes the projection rows of the keys it
+// moved, taking eleven arguments: whether the events go first (a
+// decision's, which then waits for the chain head under its bound), the
+// events' eight fields as arrays, and the keys to refresh with their
+// targets (NULL: keep). It answers the chain's last seq and hash, NULL
+// when no event was appended, and is "" when the schema has no such
+// statement.
+type OneCallFlusher interface {
+	FlushSQL() string
+}
+
 // GuardCall is what a guard sends: the key, its payload as the state
 // machine stores it (Canonical is empty when Redacted: only digests are
 // kept), the agent, the context's canonical text and digest, the lease

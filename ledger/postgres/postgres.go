@@ -73,8 +73,9 @@ type Engine struct {
 	ro       bool
 	// guardFn is set when the schema has tollgate_guard (version 14),
 	// reportFn when it has tollgate_report (version 19), recordFn when it
-	// has tollgate_record (version 24).
-	guardFn, reportFn, recordFn bool
+	// has tollgate_record (version 24), flushFn when it has tollgate_flush
+	// (version 33).
+	guardFn, reportFn, recordFn, flushFn bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -148,6 +149,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
 	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
 		e.guardFn, e.reportFn, e.recordFn = version >= guardVersion, version >= reportVersion, version >= recordVersion
+		e.flushFn = version >= flushVersion
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -165,6 +167,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	e.guardFn = opt.UpTo == 0 || opt.UpTo >= guardVersion
 	e.reportFn = opt.UpTo == 0 || opt.UpTo >= reportVersion
 	e.recordFn = opt.UpTo == 0 || opt.UpTo >= recordVersion
+	e.flushFn = opt.UpTo == 0 || opt.UpTo >= flushVersion
 	return nil
 }
 
@@ -456,6 +459,18 @@ const (
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
 	retryRecordSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))::text`
 )
+
+// flushVersion is the schema version that made tollgate_flush.
+const flushVersion = 33
+
+// FlushSQL implements engine.OneCallFlusher with tollgate_flush (schema
+// 33).
+func (e *Engine) FlushSQL() string {
+	if !e.flushFn {
+		return ""
+	}
+	return "SELECT o_seq, o_hash FROM tollgate_flush(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+}
 
 // ServerRecord implements engine.ServerRecord with tollgate_record
 // (schema 24).
