@@ -639,14 +639,20 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		var req approvals.Request
 		var exp int64
 		// occupied: a decisions row holds the key's slot, committed by an
-		// event (req.Decided) or not (forged: setAsideForged), read here
-		// so that the common decision asks for it in no round trip of
-		// its own.
+		// event (req.Decided) or not (forged: setAsideForged). It, the
+		// active epoch and what the quorum is taken from are read with
+		// the request, so that the common decision asks for none of them
+		// in a round trip of its own; the key transaction holds the
+		// ledger-wide lock shared, so none of them changes before it
+		// commits.
 		var occupied bool
-		err := tx.QueryRowContext(ctx, `SELECT r.agent, r.expires_ms, coalesce(d.decision, ''),
-			EXISTS (SELECT 1 FROM decisions o WHERE o.action_key = r.action_key) FROM approval_requests r
-			LEFT JOIN decisions d ON d.action_key = r.action_key`+committedDecision+`
-			WHERE r.action_key = ?`, key).Scan(&req.Agent, &exp, &req.Decided, &occupied)
+		var epoch string
+		var qr quorumRow
+		err := tx.QueryRowContext(ctx, `SELECT q.agent, q.expires_ms, coalesce(d.decision, ''),
+			EXISTS (SELECT 1 FROM decisions o WHERE o.action_key = q.action_key),
+			coalesce((SELECT a.epoch FROM epochs a ORDER BY a.seq DESC LIMIT 1), ''), `+quorumCols+`
+			FROM approval_requests q LEFT JOIN decisions d ON d.action_key = q.action_key`+committedDecision+quorumJoins+`
+			WHERE q.action_key = ?`, key).Scan(append([]any{&req.Agent, &exp, &req.Decided, &occupied, &epoch}, qr.dest()...)...)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, err
 		}
@@ -654,7 +660,7 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		if req.Exists {
 			// The quorum is the signed rule's, not the agent-written
 			// evaluation's alone (requestQuorum).
-			n, err := requestQuorum(ctx, tx, key)
+			n, err := qr.quorum(key)
 			if err != nil {
 				return nil, err
 			}
@@ -687,17 +693,13 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 		// A key admitted under an older epoch can never get a permit, so
 		// approving it would record an approval that means nothing; a
 		// rejection, which closes the key, stays allowed.
-		act, err := activeEpoch(ctx, tx)
-		if err != nil {
-			return nil, err
-		}
-		if decision == DecisionApproved && act.Epoch != "" && k.Epoch != act.Epoch {
+		if decision == DecisionApproved && epoch != "" && k.Epoch != epoch {
 			digest := ""
 			if err := tx.QueryRowContext(ctx, "SELECT payload_sha256 FROM intents WHERE action_key = ?", key).Scan(&digest); err != nil {
 				return nil, err
 			}
-			fence, err = logFence(ctx, tx, k, act.Epoch, digest, op,
-				fmt.Sprintf("admitted under epoch %q, not the active epoch %s: it can get no permit, so it cannot be decided", k.Epoch, act.Epoch), now)
+			fence, err = logFence(ctx, tx, k, epoch, digest, op,
+				fmt.Sprintf("admitted under epoch %q, not the active epoch %s: it can get no permit, so it cannot be decided", k.Epoch, epoch), now)
 			return nil, err
 		}
 		vote, err := insertFact(ctx, tx, "votes", "action_key, decision, operator, name_key, reason, at_ms",

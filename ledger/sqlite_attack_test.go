@@ -61,9 +61,10 @@ func renumberEvents(t *testing.T, db *rawConn) {
 
 // TestQuorumCutBeforeAnyVote: the rule for "two" needs two operators.
 // The agent's guard writes the key's policy evaluation itself, so before
-// anyone votes it rewrites that row's quorum to one (or deletes the row,
-// which the quorum query reads as one), with the row's hash and the chain
-// recomputed. alice then approves what her console shows as needing one
+// anyone votes it rewrites that row's quorum to one, points it at a
+// one-approver rule of another pattern or at a rule that is gone, or
+// deletes the row (which the quorum query reads as one), with the row's
+// hash and the chain recomputed. alice then approves what her console shows as needing one
 // approval. A permit must still need the two the signed rule asks for.
 func TestQuorumCutBeforeAnyVote(t *testing.T) {
 	sqliteOnly(t)
@@ -73,6 +74,14 @@ func TestQuorumCutBeforeAnyVote(t *testing.T) {
 	}{
 		{"the evaluation's quorum edited to one", func(t *testing.T, db *rawConn, key string) {
 			mustExec(t, db, "UPDATE policy_evals SET approvers = 1 WHERE action_key = ?", key)
+			refreshFact(t, db, "policy_evals", key)
+		}},
+		{"the evaluation pointed at another pattern's one-approver rule", func(t *testing.T, db *rawConn, key string) {
+			mustExec(t, db, "UPDATE policy_evals SET rule_id = (SELECT max(id) FROM policy_rules WHERE pattern = 'ask'), approvers = 1 WHERE action_key = ?", key)
+			refreshFact(t, db, "policy_evals", key)
+		}},
+		{"the evaluation pointed at a rule that is gone", func(t *testing.T, db *rawConn, key string) {
+			mustExec(t, db, "UPDATE policy_evals SET rule_id = 999999, approvers = 1 WHERE action_key = ?", key)
 			refreshFact(t, db, "policy_evals", key)
 		}},
 		{"the evaluation deleted with its event", func(t *testing.T, db *rawConn, key string) {

@@ -243,22 +243,43 @@ func voteContext(ctx context.Context, tx *Tx, st *statement) (int64, error) {
 // when the rule it names is gone, or when that rule's pattern does not
 // cover the action's kind: each is an edit that would set the quorum.
 func requestQuorum(ctx context.Context, tx *Tx, key string) (int64, error) {
-	var evalN, ruleID, ruleN sql.NullInt64
-	var pattern, kind sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT e.approvers, e.rule_id, r.approvers, r.pattern, pl.kind FROM approval_requests q
-		LEFT JOIN policy_evals e ON e.action_key = q.action_key LEFT JOIN policy_rules r ON r.id = e.rule_id
-		LEFT JOIN payloads pl ON pl.action_key = q.action_key WHERE q.action_key = ?`, key).Scan(&evalN, &ruleID, &ruleN, &pattern, &kind)
-	switch {
-	case err != nil:
+	var r quorumRow
+	if err := tx.QueryRowContext(ctx, "SELECT "+quorumCols+" FROM approval_requests q"+quorumJoins+" WHERE q.action_key = ?", key).Scan(r.dest()...); err != nil {
 		return 0, err
-	case !evalN.Valid:
-		return 0, integrityError("key %s has an approval request and no policy evaluation, so the quorum its rule asks cannot be known", key)
-	case ruleID.Valid && ruleID.Int64 != 0 && !ruleN.Valid:
-		return 0, integrityError("key %s was evaluated under rule %d, which is gone", key, ruleID.Int64)
-	case ruleN.Valid && kind.Valid && kind.String != "" && !approvals.PatternMatches(pattern.String, kind.String):
-		return 0, integrityError("key %s was evaluated under rule %d, whose pattern does not cover its kind", key, ruleID.Int64)
 	}
-	return max(evalN.Int64, ruleN.Int64), nil
+	return r.quorum(key)
+}
+
+// quorumCols and quorumJoins are what the quorum is read from, joined to
+// a request (approval_requests q): the evaluation's count and rule, the
+// rule's count and pattern, and the action's kind. A read of the request
+// that needs its quorum too (decide) selects them beside its own.
+const (
+	quorumCols  = "e.approvers, e.rule_id, pr.approvers, pr.pattern, pl.kind"
+	quorumJoins = ` LEFT JOIN policy_evals e ON e.action_key = q.action_key LEFT JOIN policy_rules pr ON pr.id = e.rule_id
+		LEFT JOIN payloads pl ON pl.action_key = q.action_key`
+)
+
+// quorumRow is quorumCols as read.
+type quorumRow struct {
+	evalN, ruleID, ruleN sql.NullInt64
+	pattern, kind        sql.NullString
+}
+
+// dest is where a Scan of quorumCols goes.
+func (r *quorumRow) dest() []any { return []any{&r.evalN, &r.ruleID, &r.ruleN, &r.pattern, &r.kind} }
+
+// quorum applies requestQuorum's rules to what was read for key.
+func (r quorumRow) quorum(key string) (int64, error) {
+	switch {
+	case !r.evalN.Valid:
+		return 0, integrityError("key %s has an approval request and no policy evaluation, so the quorum its rule asks cannot be known", key)
+	case r.ruleID.Valid && r.ruleID.Int64 != 0 && !r.ruleN.Valid:
+		return 0, integrityError("key %s was evaluated under rule %d, which is gone", key, r.ruleID.Int64)
+	case r.ruleN.Valid && r.kind.Valid && r.kind.String != "" && !approvals.PatternMatches(r.pattern.String, r.kind.String):
+		return 0, integrityError("key %s was evaluated under rule %d, whose pattern does not cover its kind", key, r.ruleID.Int64)
+	}
+	return max(r.evalN.Int64, r.ruleN.Int64), nil
 }
 
 // policyAct is what a rule says, in its statement (as statementFromRow

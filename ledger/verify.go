@@ -722,15 +722,45 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			LEFT JOIN policy_evals e ON e.action_key = q.action_key WHERE e.action_key IS NULL
 		UNION ALL
 		SELECT 'policy_evals', e.action_key, 'its quorum (' || e.approvers || ') is below that of the rule it names (rule ' || r.id || ' needs ' || r.approvers || ')' FROM policy_evals e
-			JOIN policy_rules r ON r.id = e.rule_id WHERE r.approvers > e.approvers`, nil,
+			JOIN policy_rules r ON r.id = e.rule_id WHERE r.approvers > e.approvers
+		UNION ALL
+		SELECT 'policy_evals', e.action_key, 'it names rule ' || e.rule_id || ', which is not in the ledger' FROM policy_evals e
+			LEFT JOIN policy_rules r ON r.id = e.rule_id WHERE e.rule_id IS NOT NULL AND e.rule_id <> 0 AND r.id IS NULL`, nil,
 		func(r *sql.Rows, b *bad) error { return r.Scan(&b.table, &b.key, &b.rule) })
 	for _, b := range rows {
 		rep.add(b.table, "action_key="+b.key, b.key, "%s", b.rule)
 	}
-	if err != nil || !tx.onServer() {
+	if err != nil {
+		return err
+	}
+	if err := verifyRequestRules(ctx, tx, rep); err != nil || !tx.onServer() {
 		return err
 	}
 	return verifyConditionASTs(ctx, tx, rep)
+}
+
+// verifyRequestRules names each approval request whose evaluation names
+// a rule whose pattern does not cover the action's kind: the quorum is
+// that rule's (requestQuorum), so pointing the evaluation at another
+// pattern's one-approver rule would cut it, and guard refuses such a
+// key. Pattern matching is Go's (approvals.PatternMatches), so the rows
+// are read and matched here; requests are the few keys that wait for
+// people, not every evaluation.
+func verifyRequestRules(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	type evalRule struct {
+		key, pattern, kind string
+		rule               int64
+	}
+	rows, err := queryRows(ctx, tx, `SELECT q.action_key, r.id, r.pattern, pl.kind FROM approval_requests q
+		JOIN policy_evals e ON e.action_key = q.action_key JOIN policy_rules r ON r.id = e.rule_id
+		JOIN payloads pl ON pl.action_key = q.action_key WHERE pl.kind <> ''`, nil,
+		func(r *sql.Rows, e *evalRule) error { return r.Scan(&e.key, &e.rule, &e.pattern, &e.kind) })
+	for _, e := range rows {
+		if !approvals.PatternMatches(e.pattern, e.kind) {
+			rep.add("policy_evals", "action_key="+e.key, e.key, "it names rule %d, whose pattern does not cover the action's kind", e.rule)
+		}
+	}
+	return err
 }
 
 // verifyConditionASTs checks, on PostgreSQL, that each rule's condition
