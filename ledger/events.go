@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -209,11 +208,7 @@ func flushInOne(ctx context.Context, tx *Tx, q string) error {
 		return nil
 	}
 	n := len(tx.events)
-	moved := make([]string, 0, len(tx.dirty))
-	for k := range tx.dirty {
-		moved = append(moved, k)
-	}
-	slices.Sort(moved)
+	moved := movedKeys(tx)
 	targets := make([]*string, len(moved))
 	for i, k := range moved {
 		targets[i] = tx.dirty[k]

@@ -263,18 +263,24 @@ func refreshIndex(_ context.Context, tx *Tx, key string, target *string) error {
 // flushIndex refreshes the projection rows of the keys tx moved, in key
 // order.
 func flushIndex(ctx context.Context, tx *Tx) error {
-	keys := make([]string, 0, len(tx.dirty))
-	for k := range tx.dirty {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range movedKeys(tx) {
 		if _, err := tx.ExecContext(ctx, "SELECT tollgate_refresh_index(?, ?::text)", k, tx.dirty[k]); err != nil {
 			return err
 		}
 	}
 	tx.dirty = nil
 	return nil
+}
+
+// movedKeys are the keys whose projection rows tx refreshes, in key
+// order: two transactions refresh shared rows in one order.
+func movedKeys(tx *Tx) []string {
+	keys := make([]string, 0, len(tx.dirty))
+	for k := range tx.dirty {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // refreshIndexSQL creates tollgate_refresh_index on PostgreSQL (schema

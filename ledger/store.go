@@ -438,9 +438,10 @@ func (s *Store) writeOnceFor(ctx context.Context, logical string, fn func(*Tx) e
 	if tx.eventsFirst {
 		flushes = []func(context.Context, *Tx) error{waitHead, flushEvents, flushIndex}
 	}
-	if f, ok := s.eng.(engine.OneCallFlusher); ok && tx.server && f.FlushSQL() != "" {
-		q := f.FlushSQL()
-		flushes = []func(context.Context, *Tx) error{func(ctx context.Context, tx *Tx) error { return flushInOne(ctx, tx, q) }}
+	if f, ok := s.eng.(engine.OneCallFlusher); ok && tx.server {
+		if q := f.FlushSQL(); q != "" {
+			flushes = []func(context.Context, *Tx) error{func(ctx context.Context, tx *Tx) error { return flushInOne(ctx, tx, q) }}
+		}
 	}
 	for _, flush := range flushes {
 		if err := flush(ctx, tx); err != nil {
