@@ -31,12 +31,16 @@ const MaxConditionLen = 2000
 // comparisons, never a loop over a large list.
 const conditionCostLimit = 10_000
 
-// Facts are what a condition may read: the action (kind, target, agent),
-// its context, and the ledger's clock.
+// Facts are what a condition may read: the action (kind, target, agent
+// and body), its context, and the ledger's clock.
 type Facts struct {
 	Kind, Target, Agent string
-	Context             map[string]any
-	Now                 time.Time
+	// Body is the payload's body as stored: conditions read it as
+	// action.body when it is one JSON object (ParseBody); empty when
+	// the payload is redacted, so that action.body is absent.
+	Body    string
+	Context map[string]any
+	Now     time.Time
 }
 
 // Condition is a compiled, type-checked CEL condition over action.kind,
@@ -45,7 +49,10 @@ type Condition struct {
 	Source string
 	prog   cel.Program
 	reads  []string // the action and context fields it names, sorted
-	now    bool
+	// unguarded are the fields it reads (context.x, action.body.x) that
+	// no has() in it tests: a missing one fails the condition, closed.
+	unguarded []string
+	now       bool
 	loops  bool // it has a comprehension: its evaluation's cost is limited
 	// portable is the condition as the PostgreSQL ledger evaluates it,
 	// or why it cannot be (PortableAST).
@@ -62,12 +69,16 @@ var (
 
 func celEnv() (*cel.Env, error) {
 	envOnce.Do(func() {
-		env, envErr = cel.NewEnv(
-			cel.Variable("action", cel.MapType(cel.StringType, cel.StringType)),
+		opts, err := actionEnvOptions()
+		if err != nil {
+			envErr = err
+			return
+		}
+		env, envErr = cel.NewEnv(append(opts,
 			cel.Variable("context", cel.MapType(cel.StringType, cel.DynType)),
 			cel.Variable("now", cel.TimestampType),
 			cel.CrossTypeNumericComparisons(true),
-		)
+		)...)
 	})
 	return env, envErr
 }
@@ -95,6 +106,9 @@ func CompileCondition(src string) (*Condition, error) {
 	}
 	c := &Condition{Source: src}
 	reads := map[string]bool{}
+	tested := map[string]bool{} // the fields a has() tests
+	used := map[string]bool{}   // the fields read outside has()
+	inner := map[int64]bool{}   // selects that are a longer path's operand
 	loops := false
 	celast.PreOrderVisit(ast.NativeRep().Expr(), celast.NewExprVisitor(func(x celast.Expr) {
 		switch x.Kind() {
@@ -102,13 +116,31 @@ func CompileCondition(src string) (*Condition, error) {
 			loops = true
 		case celast.SelectKind:
 			s := x.AsSelect()
-			if op := s.Operand(); op.Kind() == celast.IdentKind && (op.AsIdent() == "action" || op.AsIdent() == "context") {
-				reads[op.AsIdent()+"."+s.FieldName()] = true
+			if s.Operand().Kind() == celast.SelectKind {
+				inner[s.Operand().ID()] = true
+			}
+			path, ok := fieldPath(x)
+			if !ok {
+				return
+			}
+			if s.IsTestOnly() {
+				tested[path] = true
+			} else if !inner[x.ID()] {
+				used[path] = true
+			}
+			if !inner[x.ID()] || s.IsTestOnly() {
+				reads[path] = true
 			}
 		case celast.IdentKind:
 			c.now = c.now || x.AsIdent() == "now"
 		}
 	}))
+	for p := range used {
+		if (strings.HasPrefix(p, "context.") || strings.HasPrefix(p, "action.body")) && !tested[p] {
+			c.unguarded = append(c.unguarded, p)
+		}
+	}
+	sort.Strings(c.unguarded)
 	// Without a comprehension (all, exists, map, filter) a condition's
 	// cost is bounded by its length; with one it grows with the lists it
 	// walks, and a runtime cost limit stops it. Tracking cost doubles the
@@ -130,12 +162,52 @@ func CompileCondition(src string) (*Condition, error) {
 	return c, nil
 }
 
+// fieldPath is a selection's dotted path from action or context
+// (action.body.customer.id), or false for any other operand.
+func fieldPath(x celast.Expr) (string, bool) {
+	var parts []string
+	for x.Kind() == celast.SelectKind {
+		parts = append(parts, x.AsSelect().FieldName())
+		x = x.AsSelect().Operand()
+	}
+	if x.Kind() != celast.IdentKind || (x.AsIdent() != "action" && x.AsIdent() != "context") {
+		return "", false
+	}
+	if x.AsIdent() == "action" && len(parts) > 1 && parts[len(parts)-1] != "body" {
+		return "", false
+	}
+	parts = append(parts, x.AsIdent())
+	slices.Reverse(parts)
+	return strings.Join(parts, "."), true
+}
+
+// Unguarded lists the fields the condition reads without a has() that
+// tests them (context.amount, action.body.cents): an action that does
+// not send one gets the most restrictive outcome of this rule and the
+// rules after it (Decide), which policy set says when the rule is set.
+func (c *Condition) Unguarded() []string { return slices.Clone(c.unguarded) }
+
+// CallerAsserted lists the inputs the condition reads that are the
+// caller's own assertion rather than what will execute: each context
+// field, and action.agent (authenticated on PostgreSQL, the name the
+// agent sends on SQLite). Rules on action.body read what will execute.
+func (c *Condition) CallerAsserted() []string {
+	var out []string
+	for _, r := range c.reads {
+		if strings.HasPrefix(r, "context.") || r == "action.agent" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Eval evaluates the condition against f and returns its result and the
 // values it read (the fields it names that f has, and now when it reads
-// the clock), which the ledger keeps to explain the decision.
+// the clock), which the ledger keeps to explain the decision. A field it
+// reads that f does not have is an error naming the field.
 func (c *Condition) Eval(f Facts) (bool, map[string]any, error) {
 	a := newActivation(f)
-	ok, err := c.eval(a)
+	ok, err := c.eval(a, Current)
 	return ok, c.read(a), err
 }
 
@@ -143,13 +215,13 @@ func (c *Condition) Eval(f Facts) (bool, map[string]any, error) {
 // for all the rules of one decision.
 type activation struct {
 	f      Facts
-	action map[string]string
+	action *actionValue
 	ctxv   map[string]any
 	vars   interpreter.Activation
 }
 
 func newActivation(f Facts) *activation {
-	a := &activation{f: f, action: map[string]string{"kind": f.Kind, "target": f.Target, "agent": f.Agent}, ctxv: f.Context}
+	a := &activation{f: f, action: &actionValue{kind: f.Kind, target: f.Target, agent: f.Agent, body: f.Body}, ctxv: f.Context}
 	if a.ctxv == nil {
 		a.ctxv = map[string]any{}
 	}
@@ -162,44 +234,85 @@ func newActivation(f Facts) *activation {
 		cv[k] = types.DefaultTypeAdapter.NativeToValue(v)
 	}
 	a.vars, _ = interpreter.NewActivation(map[string]any{
-		"action":  types.NewStringStringMap(types.DefaultTypeAdapter, a.action),
+		"action":  actionVal{a.action},
 		"context": types.NewMap(types.DefaultTypeAdapter, cv),
 		"now":     types.Timestamp{Time: f.Now},
 	})
 	return a
 }
 
+// value is the value of a field path the condition names, and whether
+// the action has it.
+func (a *activation) value(path string) (any, bool) {
+	obj, field, _ := strings.Cut(path, ".")
+	if obj == "context" {
+		v, ok := a.ctxv[field]
+		return v, ok
+	}
+	switch field {
+	case "kind":
+		return a.action.kind, true
+	case "target":
+		return a.action.target, true
+	case "agent":
+		return a.action.agent, true
+	}
+	a.action.bodyValue()
+	if a.action.native == nil {
+		return nil, false
+	}
+	rest, ok := strings.CutPrefix(field, "body.")
+	if !ok {
+		return a.action.native, true
+	}
+	return lookupBody(a.action.native, rest)
+}
+
 // read is the values the condition names that the action has.
 func (c *Condition) read(a *activation) map[string]any {
-	action, ctxv, f := a.action, a.ctxv, a.f
 	read := map[string]any{}
 	for _, r := range c.reads {
-		obj, field, _ := strings.Cut(r, ".")
-		if obj == "action" {
-			read[r] = action[field]
-		} else if v, ok := ctxv[field]; ok {
+		if r == "action.body" {
+			continue // the whole body is the payload's, not a figure to repeat
+		}
+		if v, ok := a.value(r); ok {
 			read[r] = v
 		}
 	}
 	if c.now {
-		read["now"] = f.Now.UTC().Format(time.RFC3339Nano)
+		read["now"] = a.f.Now.UTC().Format(time.RFC3339Nano)
 	}
 	return read
 }
 
-func (c *Condition) eval(a *activation) (bool, error) {
-	ctxv := a.ctxv
+// missing is the first field the condition reads that the action did
+// not send, or "".
+func (c *Condition) missing(a *activation) string {
+	for _, r := range c.reads {
+		if _, ok := a.value(r); !ok {
+			return r
+		}
+	}
+	return ""
+}
+
+// errMissing is a condition's failure because it reads a field the
+// action did not send.
+var errMissing = errors.New("reads a field the action did not send")
+
+// eval is the condition's result. Under V1 a missing context field made
+// it false; from V2 any failure is an error, and Decide fails closed.
+func (c *Condition) eval(a *activation, sem Semantics) (bool, error) {
 	out, _, err := c.prog.Eval(a.vars)
 	if err != nil {
-		// A context field the condition names but the action did not
-		// send: the condition does not hold (write has(context.x) to say
-		// otherwise). Any other failure is an error.
-		for _, r := range c.reads {
-			if field, ok := strings.CutPrefix(r, "context."); ok {
-				if _, present := ctxv[field]; !present {
-					return false, nil
-				}
+		if a.action.err != nil && slices.ContainsFunc(c.reads, func(r string) bool { return strings.HasPrefix(r, "action.body") }) {
+			return false, fmt.Errorf("%w %q: %w", ErrCondition, c.Source, a.action.err)
+		}
+		if m := c.missing(a); m != "" {
+			if sem == V1 && strings.HasPrefix(m, "context.") {
+				return false, nil
 			}
+			return false, fmt.Errorf("%w %q: %w: %s", ErrCondition, c.Source, errMissing, m)
 		}
 		return false, fmt.Errorf("%w %q: %v", ErrCondition, c.Source, err)
 	}
@@ -210,27 +323,62 @@ func (c *Condition) eval(a *activation) (bool, error) {
 	return bool(b), nil
 }
 
+// Semantics numbers the rules by which a failing condition decides; an
+// evaluation records the version it was made under (Explain.Semantics)
+// so that verify re-derives it by the same rules.
+type Semantics int
+
+const (
+	// V1: a condition that reads a context field the action did not
+	// send is false, and one that fails otherwise sends the key to the
+	// default rule (one approval). Evaluations made before V2 record no
+	// version.
+	V1 Semantics = 1
+	// V2 fails closed (SPEC 10): a condition that reads a field the
+	// action did not send, or fails for any other reason, gives the most
+	// restrictive outcome among its own rule and every rule that could
+	// still match after it (deny, then approval with the highest quorum,
+	// then auto).
+	V2 Semantics = 2
+	// Current is the version guard decides under.
+	Current = V2
+)
+
 // Explain is why a rule applied: its id (its version: each set is a new
-// row), its pattern and condition, and the values its condition read; or
-// the condition error that sent the key to approval.
+// row), its pattern and condition, and the values its condition read.
+// When a condition failed, Error says why, FailedRule names the rule
+// whose condition failed (Condition and Read are that condition's), and
+// the rule named by RuleID is the most restrictive one it could have let
+// through. Semantics is the version the decision was made under, set
+// when any condition was evaluated.
 type Explain struct {
-	RuleID    int64          `json:"rule_id,omitempty"`
-	Pattern   string         `json:"pattern,omitempty"`
-	Condition string         `json:"condition,omitempty"`
-	Read      map[string]any `json:"read,omitempty"`
-	Error     string         `json:"error,omitempty"`
+	RuleID     int64          `json:"rule_id,omitempty"`
+	Pattern    string         `json:"pattern,omitempty"`
+	Condition  string         `json:"condition,omitempty"`
+	Read       map[string]any `json:"read,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	FailedRule int64          `json:"failed_rule,omitempty"`
+	Semantics  Semantics      `json:"semantics,omitempty"`
 }
 
 // Decide applies rules in order, first match wins: priority (highest
 // first), then the pattern's specificity (an exact kind before the
 // longest glob), then a rule with a condition before the one without,
 // oldest first. A rule matches when its pattern matches the kind and its
-// condition (if any) is true. A condition that cannot be evaluated (a
-// wrong type, a cost over the limit) stops the evaluation and sends the
-// key to approval, the default: a person decides when the policy cannot.
-// A context field that the action did not send makes a condition that
-// reads it false (the rule does not apply), unless it guards with has(). No match: the default rule (approval).
-func Decide(rules []Rule, f Facts) (Rule, Explain) {
+// condition (if any) is true. No match: the default rule (approval).
+//
+// It fails closed (V2): a condition that reads a field the action did
+// not send (write has() to make a field optional on purpose), or that
+// cannot be evaluated (a wrong type, a cost over the limit, a body
+// number beyond int64), gives the most restrictive outcome among its own
+// rule and every rule that could still match after it, the default
+// included when no unconditional rule ends the list: deny, then approval
+// with the highest quorum, then auto; among equals the earliest.
+func Decide(rules []Rule, f Facts) (Rule, Explain) { return DecideUnder(rules, f, Current) }
+
+// DecideUnder is Decide by the rules of a semantics version: verify
+// re-derives an evaluation under the version it records.
+func DecideUnder(rules []Rule, f Facts, sem Semantics) (Rule, Explain) {
 	var cands []int
 	var chain cel.Program
 	if chained {
@@ -244,9 +392,14 @@ func Decide(rules []Rule, f Facts) (Rule, Explain) {
 	if conds > 0 && rules[cands[conds-1]].Condition == "" {
 		conds--
 	}
+	if sem != V1 && conds > 0 {
+		sem = V2
+	} else if conds == 0 {
+		sem = 0 // no condition read: every version decides alike
+	}
 	// Many conditions run as one program (chainFor); a condition error
 	// anywhere falls back to one at a time below, which says which
-	// condition failed and treats a missing context field as false.
+	// condition failed.
 	if chain != nil {
 		a = newActivation(f)
 		if out, _, err := chain.Eval(a.vars); err == nil {
@@ -256,14 +409,14 @@ func Decide(rules []Rule, f Facts) (Rule, Explain) {
 				} else {
 					r := &rules[cands[i-1]]
 					c, _ := CompileCondition(r.Condition)
-					return withDefaults(*r), Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition, Read: c.read(a)}
+					return withDefaults(*r), Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition, Read: c.read(a), Semantics: sem}
 				}
 			}
 		}
 	}
-	for _, i := range cands {
+	for n, i := range cands {
 		r := &rules[i]
-		ex := Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition}
+		ex := Explain{RuleID: r.ID, Pattern: r.Pattern, Condition: r.Condition, Semantics: sem}
 		if r.Condition != "" {
 			if a == nil {
 				a = newActivation(f)
@@ -271,14 +424,17 @@ func Decide(rules []Rule, f Facts) (Rule, Explain) {
 			c, err := CompileCondition(r.Condition)
 			var ok bool
 			if err == nil {
-				ok, err = c.eval(a)
+				ok, err = c.eval(a, sem)
 			}
 			if err == nil && ok || c != nil && err != nil {
 				ex.Read = c.read(a)
 			}
 			if err != nil {
-				ex.Error = err.Error()
-				return withDefaults(DefaultRule()), ex
+				if sem == V1 {
+					ex.Error = err.Error()
+					return withDefaults(DefaultRule()), ex
+				}
+				return failClosed(rules, cands[n:], err, ex)
 			}
 			if !ok {
 				continue
@@ -286,7 +442,60 @@ func Decide(rules []Rule, f Facts) (Rule, Explain) {
 		}
 		return withDefaults(*r), ex
 	}
-	return withDefaults(DefaultRule()), Explain{}
+	ex := Explain{Semantics: sem}
+	if sem == 0 {
+		ex = Explain{}
+	}
+	return withDefaults(DefaultRule()), ex
+}
+
+// failClosed is the outcome when the condition of rules[rest[0]]
+// failed: the most restrictive of that rule and every candidate after
+// it, and the default when the last of them has a condition.
+func failClosed(rules []Rule, rest []int, err error, ex Explain) (Rule, Explain) {
+	failed := rules[rest[0]]
+	best := withDefaults(failed)
+	names := []string{fmt.Sprint(failed.ID)}
+	for _, i := range rest[1:] {
+		r := withDefaults(rules[i])
+		names = append(names, fmt.Sprint(r.ID))
+		if restrictiveness(r) > restrictiveness(best) {
+			best = r
+		}
+	}
+	if last := rules[rest[len(rest)-1]]; last.Condition != "" {
+		names = append(names, "the default (no rule matches)")
+		if d := withDefaults(DefaultRule()); restrictiveness(d) > restrictiveness(best) {
+			best = d
+		}
+	}
+	ex.FailedRule = failed.ID
+	ex.RuleID, ex.Pattern = best.ID, best.Pattern
+	ex.Error = fmt.Sprintf("rule %d: %v; failed closed to the most restrictive of rules %s: %s", failed.ID, err, strings.Join(names, ", "), outcome(best))
+	return best, ex
+}
+
+// restrictiveness orders outcomes: deny, then approval by its quorum,
+// then auto.
+func restrictiveness(r Rule) int {
+	switch r.Mode {
+	case Deny:
+		return 1 << 10
+	case Approval:
+		return 1 + r.Approvers
+	}
+	return 0
+}
+
+func outcome(r Rule) string {
+	who := "rule " + fmt.Sprint(r.ID)
+	if r.ID == 0 {
+		who = "the default"
+	}
+	if r.Mode == Approval {
+		return fmt.Sprintf("approval by %d operator(s), %s", r.Approvers, who)
+	}
+	return fmt.Sprintf("%s, %s", r.Mode, who)
 }
 
 // candidates are the rules that can apply to kind, as indices in

@@ -21,7 +21,7 @@ func TestDecideOverContext(t *testing.T) {
 		{ID: 3, Pattern: "refund.*", Mode: Approval, Approvers: 2, Condition: "context.amount > 5000"},
 		{ID: 4, Pattern: "email.customer", Mode: Deny, Condition: `now.getHours("Europe/Berlin") < 8 || now.getHours("Europe/Berlin") >= 20`},
 		{ID: 5, Pattern: "email.customer", Mode: Auto},
-		{ID: 6, Pattern: "*", Mode: Deny, Priority: 10, Condition: `"pii_export" in context.flags`},
+		{ID: 6, Pattern: "*", Mode: Deny, Priority: 10, Condition: `has(context.flags) && "pii_export" in context.flags`},
 		{ID: 7, Pattern: "delete.*", Mode: Auto, Condition: `action.target.startsWith("test-")`},
 		{ID: 8, Pattern: "delete.*", Mode: Approval},
 	}
@@ -42,8 +42,12 @@ func TestDecideOverContext(t *testing.T) {
 		{"a larger one needs one approval", Facts{Kind: "refund.card", Context: map[string]any{"amount": 50.01}}, Approval, 1, 1, ""},
 		{"above 5,000 two operators", Facts{Kind: "refund.card", Context: map[string]any{"amount": 5000.5}}, Approval, 2, 3, ""},
 		{"an amount as an integer", Facts{Kind: "refund.card", Context: map[string]any{"amount": int64(7000)}}, Approval, 2, 3, ""},
-		{"no amount: no threshold holds, the unconditional rule applies", Facts{Kind: "refund.card", Context: map[string]any{}}, Approval, 1, 1, ""},
-		{"an amount that is text: approval, with the error", Facts{Kind: "refund.card", Context: map[string]any{"amount": "12"}}, Approval, 1, 2, "no such overload"},
+		// Fail closed: the first condition that cannot be read gives the
+		// most restrictive of its rule and those after it (2 auto, 3
+		// approval by two, 1 approval by one): two approvers, never the
+		// auto rule a missing figure used to fall through past.
+		{"no amount: the most restrictive rule that could still apply", Facts{Kind: "refund.card", Context: map[string]any{}}, Approval, 2, 3, "reads a field the action did not send: context.amount"},
+		{"an amount that is text: the same, with the error", Facts{Kind: "refund.card", Context: map[string]any{"amount": "12"}}, Approval, 2, 3, "no such overload"},
 		{"an email at 20:30 summer time", Facts{Kind: "email.customer", Now: summer}, Deny, 1, 4, ""},
 		{"the same UTC hour after the change", Facts{Kind: "email.customer", Now: winter}, Auto, 1, 5, ""},
 		{"an email at 07:59", Facts{Kind: "email.customer", Now: morning}, Deny, 1, 4, ""},
@@ -179,6 +183,7 @@ func TestChainedConditionsDecideAsOneAtATime(t *testing.T) {
 		`has(context.amount) && context.amount > 100`, `context.flags.exists(f, f == "y")`,
 		`context.amount / 0 > 1`, `now.getHours("UTC") < 12`, `size(context.region) > 1`,
 		`context.amount > 2 || context.region == "us"`, "true", "false",
+		"action.body.cents > 10", "has(action.body.cents) && action.body.cents < 5", `has(action.body) && "x" in action.body.tags`,
 	}
 	ctxs := []map[string]any{
 		{}, {"amount": 5.0}, {"amount": 50}, {"amount": "12"}, {"flags": []string{"x", "y"}},
@@ -195,7 +200,7 @@ func TestChainedConditionsDecideAsOneAtATime(t *testing.T) {
 			}
 			rules = append(rules, r)
 		}
-		f := Facts{Kind: []string{"refund.card", "email.x"}[rng.IntN(2)], Target: []string{"t-1", "acme"}[rng.IntN(2)], Agent: "bot", Context: ctxs[rng.IntN(len(ctxs))], Now: time.Date(2026, 1, 1, rng.IntN(24), 0, 0, 0, time.UTC)}
+		f := Facts{Kind: []string{"refund.card", "email.x"}[rng.IntN(2)], Body: []string{"", `{"cents": 12}`, `{"cents": 1.5, "tags": ["x"]}`, `{"cents": 1e30}`, "text"}[rng.IntN(5)], Target: []string{"t-1", "acme"}[rng.IntN(2)], Agent: "bot", Context: ctxs[rng.IntN(len(ctxs))], Now: time.Date(2026, 1, 1, rng.IntN(24), 0, 0, 0, time.UTC)}
 		chained = true
 		got, gotEx := Decide(rules, f)
 		chained = false

@@ -619,12 +619,53 @@ func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error
 	if err := ledger.CheckPolicyInput(rule, op); err != nil {
 		return 0, err
 	}
+	warnings := conditionWarnings(rule.Condition)
 	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		r, err := s.SetPolicy(ctx, rule, op)
-		return ok(ruleJSON(r), func(w io.Writer) {
+		j := ruleJSON(r)
+		if len(warnings) > 0 {
+			j["warnings"] = warnings
+		}
+		return ok(j, func(w io.Writer) {
 			fmt.Fprintf(w, "rule %d: %s%s -> %s%s\n", r.ID, safetext.Escape(r.Pattern), condText(r), r.Mode, ttlText(r))
+			for _, m := range warnings {
+				fmt.Fprintln(w, "warning: "+safetext.Escape(m))
+			}
 		}), err
 	})
+}
+
+// callerAsserted lists what a rule's condition reads that the caller
+// asserts (docs/policy.md), for policy list.
+func callerAsserted(cond string) []string {
+	if cond == "" {
+		return nil
+	}
+	c, err := approvals.CompileCondition(cond)
+	if err != nil {
+		return nil
+	}
+	return c.CallerAsserted()
+}
+
+// conditionWarnings says, for each field a condition reads without a
+// has() that tests it, what an action that does not send it gets: the
+// condition fails closed (SPEC 10).
+func conditionWarnings(cond string) []string {
+	if cond == "" {
+		return nil
+	}
+	c, err := approvals.CompileCondition(cond)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, field := range c.Unguarded() {
+		out = append(out, fmt.Sprintf("the condition reads %s without has(%s): an action that does not send it gets the most restrictive outcome of this rule "+
+			"and every rule after it for its kind (deny, then approval with the highest quorum, then auto; policy test shows which); "+
+			"write has(%s) && ... to make it optional", field, field, field))
+	}
+	return out
 }
 
 func ttlText(r approvals.Rule) string {
@@ -673,7 +714,9 @@ func explainText(ex *approvals.Explain) string {
 		b, _ := json.Marshal(ex.Read)
 		s += " read " + safetext.Escape(string(b))
 	}
-	if ex.Error != "" {
+	if ex.Error != "" && ex.FailedRule != 0 {
+		s += fmt.Sprintf("; rule %d's condition failed, closed: ", ex.FailedRule) + safetext.Escape(ex.Error)
+	} else if ex.Error != "" {
 		s += "; condition failed, so approval: " + safetext.Escape(ex.Error)
 	}
 	return s
@@ -686,7 +729,7 @@ func runPolicyTest(ctx context.Context, c *cmdCtx, f *policyTestFlags) (int, err
 	if f.kind == "" {
 		return 0, usagef("--kind is required")
 	}
-	facts := approvals.Facts{Kind: f.kind, Target: f.target, Agent: f.agent}
+	facts := approvals.Facts{Kind: f.kind, Target: f.target, Agent: f.agent, Body: f.body}
 	if f.context != "" {
 		ctxv, err := ledger.ParseContext([]byte(f.context))
 		if err != nil {
@@ -730,6 +773,9 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 			if r.Why != "" {
 				j["why"] = r.Why
 			}
+			if asserted := callerAsserted(r.Condition); len(asserted) > 0 {
+				j["caller_asserted"] = asserted
+			}
 			out = append(out, j)
 		}
 		def := approvals.DefaultRule()
@@ -743,6 +789,9 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 					standing = "NOT IN FORCE: " + r.Why
 				}
 				fmt.Fprintf(w, "%-30s %s%s%s  %s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r.Rule), condText(r.Rule), safetext.Escape(standing))
+				if asserted := callerAsserted(r.Condition); len(asserted) > 0 {
+					fmt.Fprintf(w, "%-30s   reads the caller's assertion, not what executes: %s (action.agent is authenticated on PostgreSQL only; rules on action.body read what executes)\n", "", safetext.Escape(strings.Join(asserted, ", ")))
+				}
 			}
 			fmt.Fprintf(w, "%-30s %s%s\n", def.Pattern, def.Mode, ttlText(def))
 		}), err

@@ -115,7 +115,7 @@ type policySetFlags struct {
 }
 
 type policyTestFlags struct {
-	kind, target, agent, context, at string
+	kind, target, agent, body, context, at string
 }
 
 type epochFlags struct {
@@ -184,6 +184,7 @@ func bindPolicyTest(fs *flag.FlagSet, f *policyTestFlags) {
 	fs.StringVar(&f.kind, "kind", "", "the action's kind")
 	fs.StringVar(&f.target, "target", "", "the action's target")
 	fs.StringVar(&f.agent, "agent", "", "the agent asking")
+	fs.StringVar(&f.body, "body", "", "the action's body (a JSON object is what conditions read as action.body)")
 	fs.StringVar(&f.context, "context", "", "the action's context, one JSON object")
 	fs.StringVar(&f.at, "at", "", "evaluate at this time (RFC 3339) instead of now")
 }

@@ -16,7 +16,7 @@ func TestContextPolicyFromTheShell(t *testing.T) {
 		{"policy", "set", "refund.*", "--mode", "approval"},
 		{"policy", "set", "refund.*", "--mode", "auto", "--if", "context.amount <= 50"},
 		{"policy", "set", "refund.*", "--mode", "approval", "--approvers", "2", "--if", "context.amount > 5000"},
-		{"policy", "set", "*", "--mode", "deny", "--priority", "10", "--if", `"pii_export" in context.flags`},
+		{"policy", "set", "*", "--mode", "deny", "--priority", "10", "--if", `has(context.flags) && "pii_export" in context.flags`},
 	} {
 		want(t, run(t, db, "", append(args, "--operator", "root")...), cli.ExitOK)
 	}
@@ -59,6 +59,50 @@ func TestContextPolicyFromTheShell(t *testing.T) {
 	want(t, badCtx, cli.ExitInvalid)
 	if !strings.Contains(badCtx.stdout, `field \"Amount\"`) {
 		t.Fatalf("a bad context: %s", badCtx.stdout)
+	}
+	want(t, run(t, db, "", "verify"), cli.ExitOK)
+}
+
+// TestBodyPolicyFromTheShell: a rule on action.body decides by the
+// payload that executes, which --context cannot move; policy set warns
+// about a field read without has(); a missing field fails closed and
+// policy test says so; policy list names what is the caller's
+// assertion.
+func TestBodyPolicyFromTheShell(t *testing.T) {
+	db := newDB(t)
+	want(t, run(t, db, "", "policy", "set", "invoice.*", "--mode", "auto", "--operator", "root"), cli.ExitOK)
+	set := run(t, db, "", "policy", "set", "invoice.*", "--mode", "approval", "--if", "action.body.cents > 10000", "--operator", "root")
+	want(t, set, cli.ExitOK)
+	if !strings.Contains(set.stdout, "warning: the condition reads action.body.cents without has(action.body.cents)") {
+		t.Fatalf("policy set does not warn about the unguarded field: %s", set.stdout)
+	}
+	want(t, run(t, db, "", "policy", "set", "pay*", "--mode", "approval", "--if", "has(context.amount) && context.amount > 1", "--operator", "root"), cli.ExitOK)
+	invoice := func(key, body, context string) []string {
+		return []string{"guard", key, "--json", "--agent", "bot", "--kind", "invoice.send", "--target", "acme", "--body", body, "--context", context}
+	}
+	// The model's context says 1; the body says 9,000.00: approval.
+	r := run(t, db, "", invoice("inv:big", `{"customer":"acme","cents":900000}`, `{"amount": 1}`)...)
+	want(t, r, cli.ExitRetry)
+	if m := r.json(t); m["rule"].(map[string]any)["read"].(map[string]any)["action.body.cents"] != 900000.0 {
+		t.Fatalf("guard does not say what the rule read: %s", r.stdout)
+	}
+	want(t, run(t, db, "", invoice("inv:small", `{"customer":"acme","cents":900}`, `{"amount": 9000}`)...), cli.ExitOK)
+	miss := run(t, db, "", invoice("inv:none", `{"customer":"acme"}`, `{"amount": 1}`)...)
+	want(t, miss, cli.ExitRetry)
+	if !strings.Contains(miss.stdout, `"failed_rule":2`) {
+		t.Fatalf("a missing field: %s", miss.stdout)
+	}
+	pt := run(t, db, "", "policy", "test", "--kind", "invoice.send", "--body", `{"customer":"acme"}`)
+	want(t, pt, cli.ExitOK)
+	if !strings.Contains(pt.stdout, "approval") || !strings.Contains(pt.stdout, "rule 2's condition failed, closed") {
+		t.Fatalf("policy test: %s", pt.stdout)
+	}
+	if r := run(t, db, "", "status", "inv:none"); !strings.Contains(r.stdout, "failed, closed") {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	list := run(t, db, "", "policy", "list")
+	if !strings.Contains(list.stdout, "reads the caller's assertion, not what executes: context.amount") || strings.Contains(list.stdout, "assertion, not what executes: action.body") {
+		t.Fatalf("policy list: %s", list.stdout)
 	}
 	want(t, run(t, db, "", "verify"), cli.ExitOK)
 }

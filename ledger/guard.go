@@ -46,6 +46,9 @@ type GuardOptions struct {
 	Context Context
 	// target is the payload's target, for a condition to read.
 	target string
+	// body is the payload's body, for a condition to read as
+	// action.body; evaluatePolicy leaves it out of a redacted payload.
+	body string
 }
 
 // Answer is the result of Guard: the key's state and what to do next.
@@ -92,7 +95,7 @@ func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// An identical retry of a key that needs no new step is answered from
 	// one index read (indexAnswer).
 	digest := p.Digest()
-	opt.target = p.Target
+	opt.target, opt.body = p.Target, p.Body
 	g := s.grantInputs()
 	if sg, ok := s.serverGuard(g); ok {
 		// The database answers the common guard whole, the retry's lookup
@@ -236,6 +239,11 @@ func guardTx(ctx context.Context, tx *Tx, k Key, in Intent, opt GuardOptions, g 
 		owner := in.Agent
 		if owner == "" {
 			owner = opt.Agent
+		}
+		if opt.Redact || f.Redacted {
+			// A redacted payload keeps no body: a condition finds
+			// action.body absent, as the database's evaluator does.
+			opt.body = ""
 		}
 		rule, ex, err := evaluatePolicy(ctx, tx, key, in.Kind, owner, opt, t, now)
 		if err != nil {
@@ -386,7 +394,7 @@ func evaluatePolicy(ctx context.Context, tx *Tx, key, kind, agent string, opt Gu
 	if err != nil {
 		return approvals.Rule{}, approvals.Explain{}, err
 	}
-	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: agent, Context: opt.Context, Now: fromMS(now)}
+	f := approvals.Facts{Kind: kind, Target: opt.target, Agent: agent, Body: opt.body, Context: opt.Context, Now: fromMS(now)}
 	r, ex := approvals.Decide(newestRules(rules), f)
 	if t.required() {
 		if r, ex, err = t.decideProven(ctx, tx, rules, f); err != nil {
@@ -401,7 +409,7 @@ func evaluatePolicy(ctx context.Context, tx *Tx, key, kind, agent string, opt Gu
 	// the row has anyway, are its whole explanation (status rebuilds it),
 	// so only a condition's reads or error are stored.
 	explain := ""
-	if ex.Condition != "" || ex.Error != "" {
+	if ex.Condition != "" || ex.Error != "" || ex.Semantics != 0 {
 		b, _ := json.Marshal(ex)
 		explain = string(b)
 	}

@@ -20,7 +20,7 @@ func TestPolicyOverContext(t *testing.T) {
 		{Pattern: "refund.*", Mode: approvals.Approval, TTL: time.Hour},
 		{Pattern: "refund.*", Mode: approvals.Auto, Condition: "context.amount <= 50"},
 		{Pattern: "refund.*", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2, Condition: "context.amount > 5000"},
-		{Pattern: "*", Mode: approvals.Deny, Priority: 10, Condition: `"pii_export" in context.flags`},
+		{Pattern: "*", Mode: approvals.Deny, Priority: 10, Condition: `has(context.flags) && "pii_export" in context.flags`},
 	} {
 		if _, err := s.SetPolicy(ctx, r, "root"); err != nil {
 			t.Fatal(err)
@@ -40,7 +40,9 @@ func TestPolicyOverContext(t *testing.T) {
 		{"k:mid", Context{"amount": 400.0}, RetryLater, 1, ""},
 		{"k:large", Context{"amount": 6000.0}, RetryLater, 2, "context.amount"},
 		{"k:pii", Context{"amount": 1.0, "flags": []string{"pii_export"}}, Denied, 0, "context.flags"},
-		{"k:none", nil, RetryLater, 1, ""},
+		// No amount: the first threshold fails closed to the most
+		// restrictive rule that could still apply, two approvers.
+		{"k:none", nil, RetryLater, 2, ""},
 	}
 	for _, tc := range tests {
 		a, err := guard(tc.key, tc.ctx)
