@@ -205,7 +205,9 @@ type actionVal struct{ a *actionValue }
 func (v actionVal) ConvertToNative(reflect.Type) (any, error) {
 	return nil, errors.New("the action cannot be converted")
 }
-func (v actionVal) ConvertToType(ref.Type) ref.Val { return types.NewErr("the action cannot be converted") }
+func (v actionVal) ConvertToType(ref.Type) ref.Val {
+	return types.NewErr("the action cannot be converted")
+}
 func (v actionVal) Equal(o ref.Val) ref.Val {
 	w, ok := o.(actionVal)
 	return types.Bool(ok && w.a == v.a)

@@ -53,7 +53,7 @@ type Condition struct {
 	// no has() in it tests: a missing one fails the condition, closed.
 	unguarded []string
 	now       bool
-	loops  bool // it has a comprehension: its evaluation's cost is limited
+	loops     bool // it has a comprehension: its evaluation's cost is limited
 	// portable is the condition as the PostgreSQL ledger evaluates it,
 	// or why it cannot be (PortableAST).
 	portable    string
