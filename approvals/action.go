@@ -116,8 +116,11 @@ func bodyNumber(s string) (any, error) {
 	}
 	if frac-exp > 0 {
 		f, err := strconv.ParseFloat(s, 64)
+		if err == nil && f == 0 && strings.ContainsAny(mant, "123456789") {
+			err = errors.New("underflows to zero") // PostgreSQL's float8 refuses it too
+		}
 		if err != nil {
-			return nil, fmt.Errorf("body number %q: %v", s, err)
+			return nil, fmt.Errorf("body number %q: out of range for a double: %v", s, err)
 		}
 		return f, nil
 	}

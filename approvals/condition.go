@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	_ "time/tzdata" // schedule windows name zones (Europe/Berlin) on hosts without a zone database
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
@@ -52,8 +51,10 @@ type Condition struct {
 	// unguarded are the fields it reads (context.x, action.body.x) that
 	// no has() in it tests: a missing one fails the condition, closed.
 	unguarded []string
-	now       bool
-	loops     bool // it has a comprehension: its evaluation's cost is limited
+	// localZones are the literal "Local" or "" zones it names.
+	localZones []string
+	now        bool
+	loops      bool // it has a comprehension: its evaluation's cost is limited
 	// portable is the condition as the PostgreSQL ledger evaluates it,
 	// or why it cannot be (PortableAST).
 	portable    string
@@ -74,6 +75,7 @@ func celEnv() (*cel.Env, error) {
 			envErr = err
 			return
 		}
+		opts = append(opts, zoneEnvOptions()...)
 		env, envErr = cel.NewEnv(append(opts,
 			cel.Variable("context", cel.MapType(cel.StringType, cel.DynType)),
 			cel.Variable("now", cel.TimestampType),
@@ -141,6 +143,7 @@ func CompileCondition(src string) (*Condition, error) {
 		}
 	}
 	sort.Strings(c.unguarded)
+	c.localZones = localZoneUses(ast.NativeRep())
 	// Without a comprehension (all, exists, map, filter) a condition's
 	// cost is bounded by its length; with one it grows with the lists it
 	// walks, and a runtime cost limit stops it. Tracking cost doubles the
@@ -236,7 +239,7 @@ func newActivation(f Facts) *activation {
 	a.vars, _ = interpreter.NewActivation(map[string]any{
 		"action":  actionVal{a.action},
 		"context": types.NewMap(types.DefaultTypeAdapter, cv),
-		"now":     types.Timestamp{Time: f.Now},
+		"now":     types.Timestamp{Time: f.Now.UTC()},
 	})
 	return a
 }

@@ -50,6 +50,7 @@ func PortableFunctions() []string {
 //	["b", true] ["i", 5] ["d", 1.5] ["s", "x"] ["null"]  literals
 //	["ctx", "amount"] ["has", "amount"]                  context.amount, has(context.amount)
 //	["act", "kind"] ["hasact", "kind"]                   action.kind, has(action.kind)
+//	["body", "a", "b"] ["hasbody", "a", "b"]             action.body.a.b, has(action.body.a.b)
 //	["now"]                                              the row's time
 //	["list", node...]                                    a list literal
 //	["call", "fn", node...]                              a function or operator; a member call's target first
@@ -168,6 +169,16 @@ func (t translator) node(x celast.Expr) (any, error) {
 				}
 				return []any{"act", s.FieldName()}, nil
 			}
+		}
+		if path, ok := fieldPath(x); ok && strings.HasPrefix(path, "action.body.") {
+			out := []any{"body"}
+			if s.IsTestOnly() {
+				out[0] = "hasbody"
+			}
+			for _, f := range strings.Split(strings.TrimPrefix(path, "action.body."), ".") {
+				out = append(out, f)
+			}
+			return out, nil
 		}
 		return nil, t.refuse(x, "the field selection ."+s.FieldName())
 	case celast.ListKind:

@@ -34,3 +34,17 @@ func TestPortableAST(t *testing.T) {
 		}
 	}
 }
+
+// TestPortableBody: action.body paths translate to the body nodes the
+// database's evaluator walks; the whole body as a value (a map) is
+// refused like any map.
+func TestPortableBody(t *testing.T) {
+	got, err := PortableConditionAST(`has(action.body.customer.id) && action.body.cents > 100 && has(action.body)`)
+	want := `{"v":1,"reads":[],"expr":["call","_\u0026\u0026_",["call","_\u0026\u0026_",["hasbody","customer","id"],["call","_\u003e_",["body","cents"],["i",100]]],["hasact","body"]]}`
+	if err != nil || got != want {
+		t.Fatalf("got %s %v\nwant %s", got, err, want)
+	}
+	if _, err := PortableConditionAST(`size(action.body) > 1`); !errors.Is(err, ErrNotPortable) {
+		t.Fatalf("the whole body: %v", err)
+	}
+}

@@ -417,6 +417,9 @@ func statusText(w io.Writer, d ledger.Detail) {
 	}
 	if len(d.Context) > 0 {
 		fmt.Fprintf(w, "context:      %s\n", safetext.Escape(string(d.Context)))
+		if len(d.CallerAsserted) > 0 {
+			fmt.Fprintf(w, "caller's:     %s (asserted by the caller, not derived from what executes)\n", safetext.Escape(strings.Join(d.CallerAsserted, ", ")))
+		}
 	}
 	if !d.Expires.IsZero() {
 		fmt.Fprintf(w, "approval:     requested %s, deadline %s, %d of %d approvals\n", ts(d.Requested), ts(d.Expires), d.Approvals(), max(d.Approvers, 1))

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/mcpgate"
 )
@@ -29,7 +32,16 @@ type mcpProxyFlags struct {
 	keyArg     string
 	redact     bool
 	window     time.Duration
+	// context and callerContext: --context NAME=CEL and --caller-context
+	// NAME, each repeatable.
+	context, callerContext repeated
 }
+
+// repeated is a flag given any number of times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ", ") }
+func (r *repeated) Set(s string) error { *r = append(*r, s); return nil }
 
 func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.StringVar(&f.agent, "agent", "", "the agent's name in the evidence (default the MCP client's name)")
@@ -39,6 +51,8 @@ func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.BoolVar(&f.guardReads, "guard-reads", false, "guard the tools the upstream marks read-only too (by default they pass unguarded and unrecorded)")
 	fs.StringVar(&f.keyArg, "key-arg", "", "also pass the action's key as this argument to the tools whose input schema has it (it always goes in _meta)")
 	fs.BoolVar(&f.redact, "redact", false, "record each call's arguments by their digests only, and store no result (a settled call's retry is then answered SETTLED, not given its result)")
+	fs.Var(&f.context, "context", "NAME=CEL: set the context field NAME of every call from its tool and args (amount=double(args.cents) / 100.0); repeatable")
+	fs.Var(&f.callerContext, "caller-context", "NAME: accept the context field NAME from the caller in tollgate_context, marked as the caller's (none by default: a context the model sends is refused); repeatable")
 	fs.DurationVar(&f.window, "repeat-window", mcpgate.DefaultRepeatWindow, "how long a key derived from the arguments lasts: after it, once the action has ended, an identical call is a new action (0: for ever; an idempotency_key never expires)")
 }
 
@@ -74,6 +88,14 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	if window == 0 {
 		window = -1 // ProxyOptions: negative is for ever, zero the default
 	}
+	var mappings []*approvals.Mapping
+	for _, def := range f.context {
+		m, err := approvals.CompileMapping(def, ledger.ContextFieldName)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %v", ledger.ErrInvalidInput, err)
+		}
+		mappings = append(mappings, m)
+	}
 	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
 	if err != nil {
 		return 0, err
@@ -81,7 +103,8 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	defer s.Close()
 	p, err := mcpgate.NewProxy(ctx, s, mcpgate.Command(c.env.Stderr, c.pos[0], c.pos[1:]...),
 		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease,
-			GuardReads: f.guardReads, KeyArg: f.keyArg, Redact: f.redact, RepeatWindow: window, Log: c.env.Stderr})
+			GuardReads: f.guardReads, KeyArg: f.keyArg, Redact: f.redact, RepeatWindow: window, Log: c.env.Stderr,
+			Context: mappings, CallerContext: f.callerContext})
 	if err != nil {
 		return 0, err
 	}

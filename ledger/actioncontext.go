@@ -29,6 +29,22 @@ const (
 	MaxContextBytes  = 8192 // canonical form
 )
 
+// CallerAssertedField is the context field in which a transport that
+// derives the context itself (the MCP proxy's --context) lists the
+// fields the caller asserted (--caller-context): guard --json, status
+// and the console mark them as the caller's.
+const CallerAssertedField = "caller_asserted"
+
+// ContextFieldName says whether name is a context field's name.
+func ContextFieldName(name string) bool { return contextField(name) }
+
+// CallerAsserted lists the fields of a context that its caller asserted,
+// as its caller_asserted field names them.
+func (c Context) CallerAsserted() []string {
+	l, _ := c[CallerAssertedField].([]string)
+	return l
+}
+
 // contextField says whether name is a context field's name:
 // [a-z][a-z0-9_]{0,63}. A loop, not a regexp: a package-level regexp is
 // compiled at the start of every process, and a guard process is mostly

@@ -234,6 +234,12 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 		d.Recorded, d.Agent, d.Kind = fromMS(r.num(t, "recorded_ms")), r.str(t, "agent"), r.str(t, "kind")
 		if c := r.str(t, "context"); c != "" {
 			d.Context = json.RawMessage(c)
+			var marks struct {
+				Fields []string `json:"caller_asserted"`
+			}
+			if json.Unmarshal(d.Context, &marks) == nil {
+				d.CallerAsserted = marks.Fields
+			}
 		}
 	}
 	if r, t := k.one("policy_evals"); r != nil {

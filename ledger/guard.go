@@ -77,6 +77,9 @@ type Answer struct {
 	// rule (its id is its version), its condition and what it read.
 	Rule   *approvals.Explain `json:"rule,omitempty"`
 	Reason string             `json:"reason,omitempty"`
+	// CallerAsserted lists the context fields the caller asserted where
+	// a transport derived the others (the MCP proxy's --caller-context).
+	CallerAsserted []string `json:"caller_asserted,omitempty"`
 }
 
 // Guard is the agent's one call before acting. It records the intent if
@@ -84,6 +87,12 @@ type Answer struct {
 // requests approval once, issues at most one permit, and answers with the
 // key's state. Every step it takes is its own row, in one transaction.
 func (s *Store) Guard(ctx context.Context, key string, p Payload, opt GuardOptions) (Answer, error) {
+	a, err := s.guard(ctx, key, p, opt)
+	a.CallerAsserted = opt.Context.CallerAsserted()
+	return a, err
+}
+
+func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptions) (Answer, error) {
 	k, err := CheckGuardInput(key, p, opt)
 	if err != nil {
 		return Answer{}, err

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
@@ -95,8 +96,12 @@ func CheckPolicyInput(r approvals.Rule, operator string) error {
 	if r.Condition != "" {
 		// Compiled and type-checked now, so that a rule that cannot be
 		// evaluated is never stored; the error names its position.
-		if _, err := approvals.CompileCondition(r.Condition); err != nil {
+		c, err := approvals.CompileCondition(r.Condition)
+		if err != nil {
 			return fmt.Errorf("%w: %v", ErrInvalidInput, err)
+		}
+		if local := c.LocalZones(); len(local) > 0 {
+			return fmt.Errorf("%w: %w: %s: %v", ErrInvalidInput, approvals.ErrCondition, strings.Join(local, ", "), approvals.ErrLocalZone)
 		}
 	}
 	return checkOperator(operator)

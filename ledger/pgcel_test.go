@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -46,9 +45,24 @@ func celTable() []celCase {
 		`context.name < "Zz"`, `context.vip == true`, `context.vip == 1`, `[context.code] == ["42"]`, `context.amount > 1 == true`,
 		`-context.amount < 0.0`, `context.amount % 2 == 0`, `context.code + "!" == "42!"`, "null == null", `now > timestamp("2026-01-01T00:00:00Z")`,
 		`int(context.code) < 0`, `context.flags + ["x"] == ["pii_export", "vip", "x"]`, `now.getFullYear() == 2026 && now.getDate() > 20`,
-		`now.getSeconds() == 0 && now.getDayOfMonth() == 25`,
+		`now.getSeconds() == 0 && now.getDayOfMonth() == 25`, `now.getHours("EST") == 13`, `now.getHours("EST") == 14`,
 	}
 	var out []celCase
+	// The body: typed as both engines type it (scale 0 an int, else a
+	// double), nested, absent when not one object, unreadable numbers.
+	bodies := []string{"", `{"customer":"acme","cents":900000}`, `{"cents":900,"tags":["vip","x"],"rate":0.25}`,
+		`{"customer":{"id":"c-1"},"cents":5e3}`, `{"cents":1.5e1,"rate":1e-3}`, `{"cents":99999999999999999999}`, "send it",
+		"[1, 2]", `{"rate": 1e-400}`, `{"cents": 9223372036854775807, "rate": 1.0}`, `{"cents": -0, "n": null, "ok": true}`, `{"cents": 5} x`}
+	bodyConds := []string{"action.body.cents > 10000", "has(action.body.cents) && action.body.cents < 5", `action.body.customer == "acme"`,
+		`action.body.customer.id == "c-1"`, `"vip" in action.body.tags`, "size(action.body.tags) > 1", "action.body.rate * 2.0 > 0.4",
+		"action.body.cents + 1 == 901", "has(action.body)", `"id" in action.body.customer`, "size(action.body.customer) == 1",
+		"int(action.body.rate) == 0", "action.body.cents == 5000.0", "has(action.body.customer.id)", "action.body.n == null",
+		"action.body.ok == true", "has(action.body.tags.x)", "has(action.body.cents.x)", "double(action.body.cents) / 100.0 > 50.01", "action.body.cents * 2 > 0"}
+	for _, c := range bodyConds {
+		for i, b := range bodies {
+			out = append(out, celCase{c, approvals.Facts{Kind: "mcp.send_invoice", Target: "acme", Agent: "bot", Body: b, Context: ctxs[i%len(ctxs)], Now: winter}})
+		}
+	}
 	for _, c := range conds {
 		for i, cx := range ctxs {
 			now := summer
@@ -162,6 +176,26 @@ func TestPostgresConditionsMatchCEL(t *testing.T) {
 	s, _ := openTest(t)
 	db := rawDB(t, testPath(s))
 	cases := append(celTable(), celGenerated(3000)...)
+	// Once as the ledger runs, once in a transaction under every hostile
+	// session setting at once (the functions pin their own).
+	for _, profile := range []string{"", "hostile"} {
+		t.Run("settings="+profile, func(t *testing.T) { conditionsMatchCEL(t, db, cases, profile != "") })
+	}
+}
+
+func conditionsMatchCEL(t *testing.T, raw *rawConn, cases []celCase, hostile bool) {
+	db, err := raw.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Rollback()
+	if hostile {
+		for _, setting := range hostileSettings {
+			if _, err := db.Exec("SET LOCAL " + setting); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	bad := 0
 	seen := map[string]int{}
 	for _, c := range cases {
@@ -177,14 +211,17 @@ func TestPostgresConditionsMatchCEL(t *testing.T) {
 		if ok, _, err := cond.Eval(c.f); err == nil {
 			want = fmt.Sprint(ok)
 		}
-		act, _ := json.Marshal(map[string]string{"kind": c.f.Kind, "target": c.f.Target, "agent": c.f.Agent})
 		cx := string(Context(c.f.Context).Canonical())
 		if cx == "" {
 			cx = "{}"
 		}
+		var body *string
+		if c.f.Body != "" {
+			body = &c.f.Body
+		}
 		var holds sql.NullBool
-		if err := db.QueryRow("SELECT tollgate_condition_holds($1::jsonb, $2::jsonb, $3::jsonb, $4::numeric)", ast, cx, string(act),
-			fmt.Sprint(c.f.Now.UnixMilli()*1e6)).Scan(&holds); err != nil {
+		if err := db.QueryRow("SELECT tollgate_condition_holds($1::jsonb, $2::jsonb, tollgate_cel_action($3, $4, $5, $6), $7::numeric)", ast, cx,
+			c.f.Kind, c.f.Target, c.f.Agent, body, fmt.Sprint(c.f.Now.UnixMilli()*1e6)).Scan(&holds); err != nil {
 			t.Fatalf("%s over %s: %v", c.cond, cx, err)
 		}
 		got := "error"
@@ -232,6 +269,9 @@ func TestPostgresDecidesAsDecide(t *testing.T) {
 		{Pattern: "*", Mode: approvals.Approval, Priority: -5, Approvers: 3},
 		{Pattern: "email", Mode: approvals.Approval, Approvers: 2}, // replaces the auto rule for email
 		{Pattern: "refund.*", Mode: approvals.Deny, Priority: 1, Condition: "int(context.code) > 100"},
+		{Pattern: "mcp.*", Mode: approvals.Approval, Approvers: 2, Condition: "action.body.cents > 10000"},
+		{Pattern: "mcp.*", Mode: approvals.Deny, Condition: `action.body.customer == "evil"`},
+		{Pattern: "mcp.*", Mode: approvals.Auto},
 	} {
 		if _, err := s.SetPolicy(ctx, r, "root"); err != nil {
 			t.Fatal(err)
@@ -245,7 +285,7 @@ func TestPostgresDecidesAsDecide(t *testing.T) {
 	cases := append(celTable(), celGenerated(1000)...)
 	bad := 0
 	for i, c := range cases {
-		if i%3 == 0 {
+		if i%3 == 0 && c.f.Kind != "mcp.send_invoice" {
 			c.f.Kind = "email"
 		}
 		c.f.Now = c.f.Now.Truncate(time.Millisecond)
@@ -254,8 +294,12 @@ func TestPostgresDecidesAsDecide(t *testing.T) {
 		var mode, pattern string
 		var rule sql.NullInt64
 		var ttl, approvers int64
-		if err := db.QueryRow("SELECT * FROM tollgate_policy_decide($1, $2, $3, $4, $5)", c.f.Kind, c.f.Target, c.f.Agent,
-			string(Context(c.f.Context).Canonical()), c.f.Now.UnixMilli()).Scan(&mode, &rule, &ttl, &approvers, &pattern); err != nil {
+		var body *string
+		if c.f.Body != "" {
+			body = &c.f.Body
+		}
+		if err := db.QueryRow("SELECT * FROM tollgate_policy_decide($1, $2, $3, $4, $5, $6)", c.f.Kind, c.f.Target, c.f.Agent,
+			string(Context(c.f.Context).Canonical()), body, c.f.Now.UnixMilli()).Scan(&mode, &rule, &ttl, &approvers, &pattern); err != nil {
 			t.Fatal(err)
 		}
 		got := fmt.Sprintf("%s %d %d %d %s", mode, rule.Int64, ttl, approvers, pattern)

@@ -332,10 +332,13 @@ type Detail struct {
 	// its condition, and the values it read.
 	Rule *approvals.Explain `json:"rule,omitempty"`
 	// Context is the context the key was guarded with (canonical JSON).
-	Context   json.RawMessage `json:"context,omitempty"`
-	Requested time.Time       `json:"approval_requested_at,omitzero"`
-	Expires   time.Time       `json:"approval_expires_at,omitzero"`
-	Decision  *Decision       `json:"decision,omitempty"`
+	Context json.RawMessage `json:"context,omitempty"`
+	// CallerAsserted lists the context fields the caller asserted where
+	// a transport derived the others (the MCP proxy's --caller-context).
+	CallerAsserted []string  `json:"caller_asserted,omitempty"`
+	Requested      time.Time `json:"approval_requested_at,omitzero"`
+	Expires        time.Time `json:"approval_expires_at,omitzero"`
+	Decision       *Decision `json:"decision,omitempty"`
 	// Votes are each operator's decision with its proof; Approvers is the
 	// quorum the request needs.
 	Votes      []Vote          `json:"votes"`

@@ -46,6 +46,12 @@ type issueOut struct {
 	Title  string `json:"title"`
 }
 
+// invoiceArgs are send_invoice's arguments (issue 40's upstream tool).
+type invoiceArgs struct {
+	Customer string `json:"customer"`
+	Cents    int64  `json:"cents"`
+}
+
 type chargeArgs struct {
 	Amount int    `json:"amount"`
 	Idem   string `json:"idem"`
@@ -77,6 +83,11 @@ func runUpstream(count string) {
 		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
 			executed("send_email")
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sent to " + in.To}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "send_invoice", Description: "Sends an invoice."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in invoiceArgs) (*mcp.CallToolResult, any, error) {
+			executed("send_invoice")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("invoiced %s %d", in.Customer, in.Cents)}}}, nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "reject_email", Description: "Always refused by the destination."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in emailArgs) (*mcp.CallToolResult, any, error) {
@@ -407,12 +418,15 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 		}
 		got := tool.InputSchema.(map[string]any)
 		props := got["properties"].(map[string]any)
-		for _, own := range []string{KeyArgument, ContextArgument} {
-			_, ok := props[own]
-			if read := tool.Annotations != nil && tool.Annotations.ReadOnlyHint; ok == read {
-				t.Fatalf("%s (read-only %v) has the %s argument: %v", tool.Name, read, own, ok)
-			}
-			delete(props, own)
+		_, ok := props[KeyArgument]
+		if read := tool.Annotations != nil && tool.Annotations.ReadOnlyHint; ok == read {
+			t.Fatalf("%s (read-only %v) has the %s argument: %v", tool.Name, read, KeyArgument, ok)
+		}
+		delete(props, KeyArgument)
+		// The context is the proxy's to derive: without --caller-context
+		// no tool offers the model a tollgate_context argument.
+		if _, ok := props[ContextArgument]; ok {
+			t.Fatalf("%s offers %s without --caller-context", tool.Name, ContextArgument)
 		}
 		gs, _ := json.Marshal(got)
 		ws, _ := json.Marshal(w.InputSchema)
@@ -420,7 +434,7 @@ func TestProxyListsToolsUnchanged(t *testing.T) {
 			t.Fatalf("%s: schema %s, upstream's %s", tool.Name, gs, ws)
 		}
 	}
-	if n != len(want) || n != 9 {
+	if n != len(want) || n != 10 {
 		t.Fatalf("proxy lists %d tools, upstream %d", n, len(want))
 	}
 }

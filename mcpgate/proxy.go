@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
@@ -23,11 +25,13 @@ import (
 // and the digest of its arguments.
 const KeyArgument = "idempotency_key"
 
-// ContextArgument is the other optional argument the proxy adds to every
-// guarded tool: the action's context (SPEC 10), what policy may read
-// beside the arguments (amounts, risk flags, schedule data). It is taken
-// out before the call is forwarded and bound to the key like the
-// arguments: the same key with another context is a conflict.
+// ContextArgument is the argument in which a caller may assert context
+// fields (SPEC 10) itself, only those the operator opted into by name
+// (ProxyOptions.CallerContext), and only then is it advertised. The
+// context is otherwise derived on the proxy's side from the arguments
+// that will execute (ProxyOptions.Context): the model never chooses the
+// facts its approval depends on. It is taken out before the call is
+// forwarded and bound to the key like the arguments.
 const ContextArgument = "tollgate_context"
 
 // MetaKey is the _meta entry in which the proxy passes the action's key
@@ -80,6 +84,16 @@ type ProxyOptions struct {
 	// (see repeatKey). Zero means DefaultRepeatWindow; negative, for ever.
 	// A caller's own idempotency_key never expires.
 	RepeatWindow time.Duration
+	// Context derives context fields from each call's tool name and
+	// arguments (tollgate mcp proxy --context NAME=CEL). A mapping that
+	// fails for a call leaves its field out, so that a rule reading it
+	// fails closed.
+	Context []*approvals.Mapping
+	// CallerContext names the context fields a caller may assert itself
+	// in tollgate_context (--caller-context NAME); none by default, and
+	// tollgate_context is then neither advertised nor accepted. Fields a
+	// caller asserted are listed in the context's caller_asserted field.
+	CallerContext []string
 	// Log receives one line per refused, lost or unreported call, per
 	// result not stored, per new key after the repeat window and per
 	// restart, naming keys, never arguments. Nil means no log.
@@ -124,6 +138,18 @@ func NewProxy(ctx context.Context, store Ledger, dial Dial, opt ProxyOptions) (*
 	}
 	if opt.KeyArg == KeyArgument {
 		return nil, fmt.Errorf("%w: the key argument cannot be %s, the proxy's own", ledger.ErrInvalidInput, KeyArgument)
+	}
+	derived := map[string]bool{}
+	for _, m := range opt.Context {
+		if m.Name == PredecessorField || m.Name == ledger.CallerAssertedField || derived[m.Name] {
+			return nil, fmt.Errorf("%w: --context %s: the name is the proxy's or given twice", ledger.ErrInvalidInput, m.Name)
+		}
+		derived[m.Name] = true
+	}
+	for _, n := range opt.CallerContext {
+		if n == PredecessorField || n == ledger.CallerAssertedField || derived[n] || !ledger.ContextFieldName(n) {
+			return nil, fmt.Errorf("%w: --caller-context %q: a context field's name, not the proxy's own and not one --context derives", ledger.ErrInvalidInput, n)
+		}
 	}
 	if opt.Wait <= 0 {
 		opt.Wait = 10 * time.Second
@@ -209,7 +235,7 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		if err != nil {
 			return refused(err.Error()), nil
 		}
-		cx, err := splitContext(args)
+		cx, err := splitContext(args, p.opt.CallerContext)
 		if err != nil {
 			return refused(safetext.Escape(err.Error())), nil
 		}
@@ -222,6 +248,9 @@ func (p *Proxy) handler(tool string) mcp.ToolHandler {
 		body, err := canonicalJSON(args)
 		if err != nil {
 			return refused(err.Error()), nil
+		}
+		if cx, err = p.derive(tool, body, cx); err != nil {
+			return refused(safetext.Escape(err.Error())), nil
 		}
 		predecessor := ""
 		if key == "" {
@@ -468,15 +497,23 @@ func splitArguments(raw json.RawMessage) (map[string]any, string, error) {
 	return args, key, nil
 }
 
+// errCallerContext is the refusal of a context the model sent where the
+// operator accepts none of its fields, or a field it did not opt into.
+var errCallerContext = errors.New("this proxy derives the action's context from its arguments (the operator's --context); the caller does not supply the facts its approval depends on")
+
 // splitContext takes tollgate_context out of the arguments and checks it
 // as guard does (the field that breaks a rule is named); nil when the
-// call gives none. A repeat's predecessor is the proxy's to set.
-func splitContext(args map[string]any) (ledger.Context, error) {
+// call gives none. Only the fields in allowed may be sent; the proxy's
+// own are never the caller's to set.
+func splitContext(args map[string]any, allowed []string) (ledger.Context, error) {
 	v, ok := args[ContextArgument]
 	if !ok {
 		return nil, nil
 	}
 	delete(args, ContextArgument)
+	if len(allowed) == 0 {
+		return nil, fmt.Errorf("%s is not accepted: %w; call again without it", ContextArgument, errCallerContext)
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", ContextArgument, err)
@@ -488,7 +525,56 @@ func splitContext(args map[string]any) (ledger.Context, error) {
 	if _, taken := cx[PredecessorField]; taken {
 		return nil, fmt.Errorf("%s: the field %q is the proxy's (it names the call a repeat follows)", ContextArgument, PredecessorField)
 	}
+	for k := range cx {
+		if !slices.Contains(allowed, k) {
+			return nil, fmt.Errorf("%s: the field %q is not one the operator accepts from the caller (%s): %w", ContextArgument, k, strings.Join(allowed, ", "), errCallerContext)
+		}
+	}
 	return cx, nil
+}
+
+// derive adds the fields the operator's mappings derive from the call's
+// arguments to the caller's (cx), and lists the caller's, if any, in
+// caller_asserted. A mapping that fails for this call leaves its field
+// out: a rule that reads it then fails closed.
+func (p *Proxy) derive(tool, body string, cx ledger.Context) (ledger.Context, error) {
+	out := ledger.Context{}
+	var asserted []string
+	for k, v := range cx {
+		out[k] = v
+		asserted = append(asserted, k)
+	}
+	if len(asserted) > 0 {
+		slices.Sort(asserted)
+		out[ledger.CallerAssertedField] = asserted
+	}
+	if len(p.opt.Context) > 0 {
+		args, err := approvals.MappingArgs(body)
+		if err != nil {
+			return nil, fmt.Errorf("the arguments cannot be read for the context: %v", err)
+		}
+		for _, m := range p.opt.Context {
+			v, err := m.Eval(tool, args)
+			if err != nil {
+				p.logf("a call to %s: %s; the field is left out, so a rule that reads it fails closed", safetext.Escape(tool), safetext.Escape(err.Error()))
+				continue
+			}
+			out[m.Name] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	// Checked as guard checks a context: a derived string or list within
+	// its bounds.
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ledger.ParseContext(raw); err != nil {
+		return nil, fmt.Errorf("the derived context: %w", err)
+	}
+	return out, nil
 }
 
 // canonicalJSON is the arguments as the payload's body: object keys

@@ -159,9 +159,16 @@ func (p *Proxy) offer(t *mcp.Tool) (*mcp.Tool, *upstreamTool, error) {
 		}
 		props[KeyArgument] = map[string]any{"type": "string", "description": "optional: this action's stable tollgate key ([a-z0-9-] segments joined by ':'); " +
 			"repeat it with the same arguments on every retry. Without it the key is derived from the tool and its arguments."}
-		props[ContextArgument] = map[string]any{"type": "object", "description": "optional: what tollgate's policy may read about this action beside its arguments " +
-			"(strings, numbers, booleans, lists of strings, RFC 3339 times; for example {\"amount\": 40.5, \"flags\": [\"vip\"]}); not passed on; " +
-			"give the same context on every retry."}
+		if len(p.opt.CallerContext) > 0 {
+			// Only the fields the operator accepts from the caller.
+			fields := map[string]any{}
+			for _, n := range p.opt.CallerContext {
+				fields[n] = map[string]any{"description": "asserted by the caller, and shown as the caller's: a string, number, boolean, list of strings or RFC 3339 time"}
+			}
+			props[ContextArgument] = map[string]any{"type": "object", "properties": fields, "additionalProperties": false,
+				"description": "optional: facts about this action that tollgate's policy may read beside its arguments, as the caller asserts them; " +
+					"not passed on; give the same on every retry."}
+		}
 		schema["properties"] = props
 		out.InputSchema = schema
 	}
