@@ -651,6 +651,19 @@ func callerAsserted(cond string) []string {
 	return c.CallerAsserted()
 }
 
+// localZones lists where a rule's condition names the zone "Local" or
+// "" (a rule stored before policy set refused them).
+func localZones(cond string) []string {
+	if cond == "" {
+		return nil
+	}
+	c, err := approvals.CompileCondition(cond)
+	if err != nil {
+		return nil
+	}
+	return c.LocalZones()
+}
+
 // conditionWarnings says, for each field a condition reads without a
 // has() that tests it, what an action that does not send it gets: the
 // condition fails closed (SPEC 10).
@@ -779,6 +792,9 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 			if asserted := callerAsserted(r.Condition); len(asserted) > 0 {
 				j["caller_asserted"] = asserted
 			}
+			if local := localZones(r.Condition); len(local) > 0 {
+				j["local_zones"] = local
+			}
 			out = append(out, j)
 		}
 		def := approvals.DefaultRule()
@@ -792,6 +808,9 @@ func runPolicyList(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
 					standing = "NOT IN FORCE: " + r.Why
 				}
 				fmt.Fprintf(w, "%-30s %s%s%s  %s\n", safetext.Escape(r.Pattern), r.Mode, ttlText(r.Rule), condText(r.Rule), safetext.Escape(standing))
+				if local := localZones(r.Condition); len(local) > 0 {
+					fmt.Fprintf(w, "%-30s   WARNING: names the zone of the process that evaluates it (%s), which its TZ chooses: guard fails closed on it; set the rule again with an IANA zone\n", "", safetext.Escape(strings.Join(local, ", ")))
+				}
 				if asserted := callerAsserted(r.Condition); len(asserted) > 0 {
 					fmt.Fprintf(w, "%-30s   reads the caller's assertion, not what executes: %s (action.agent is authenticated on PostgreSQL only; rules on action.body read what executes)\n", "", safetext.Escape(strings.Join(asserted, ", ")))
 				}

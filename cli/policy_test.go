@@ -1,9 +1,16 @@
 package cli_test
 
 import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/cli"
 )
 
@@ -105,4 +112,59 @@ func TestBodyPolicyFromTheShell(t *testing.T) {
 		t.Fatalf("policy list: %s", list.stdout)
 	}
 	want(t, run(t, db, "", "verify"), cli.ExitOK)
+}
+
+// TestZonesIgnoreTheAgentsEnvironment is issue 42's agent on SQLite,
+// where guard decides in the agent's own process: with ZONEINFO pointing
+// at a folder of its own (America/New_York holding Sydney's zone), TZ set
+// to a zone where it is noon, and the locale and GODEBUG of its choosing,
+// a guard whose rule reads New York's hour decides as the honest guard
+// does, from the zone data built into the binary. A rule naming "Local"
+// is refused when set, naming where.
+func TestZonesIgnoreTheAgentsEnvironment(t *testing.T) {
+	db := newDB(t)
+	ny, err := approvals.LoadZone("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// New York's hour now and the next (the test may cross an hour);
+	// Sydney is 15 or 16 hours ahead, never one of them.
+	h := time.Now().In(ny).Hour()
+	cond := fmt.Sprintf(`now.getHours("America/New_York") == %d || now.getHours("America/New_York") == %d`, h, (h+1)%24)
+	want(t, run(t, db, "", "policy", "set", "wire*", "--mode", "auto", "--operator", "root"), cli.ExitOK)
+	want(t, run(t, db, "", "policy", "set", "wire*", "--mode", "approval", "--if", cond, "--operator", "root"), cli.ExitOK)
+	// The agent's zone folder: New York is Sydney.
+	zdir := t.TempDir()
+	zr, err := zip.OpenReader(filepath.Join("..", "approvals", "zoneinfo.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var sydney []byte
+	for _, f := range zr.File {
+		if f.Name == "Australia/Sydney" {
+			rc, _ := f.Open()
+			sydney, _ = io.ReadAll(rc)
+			rc.Close()
+		}
+	}
+	if len(sydney) == 0 {
+		t.Fatal("no Australia/Sydney in the zone database")
+	}
+	os.MkdirAll(filepath.Join(zdir, "America"), 0o755)
+	if err := os.WriteFile(filepath.Join(zdir, "America", "New_York"), sydney, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostile := []string{"ZONEINFO=" + zdir, "TZ=Australia/Sydney", "TZDIR=" + zdir, "LC_ALL=de_DE.UTF-8", "LANG=de_DE.UTF-8", "GODEBUG=zoneinfo=" + zdir}
+	r := runEnv(t, db, "", hostile, "guard", "wire:1", "--json", "--agent", "bot", "--kind", "wire", "--target", "acct", "--body", "x")
+	want(t, r, cli.ExitRetry)
+	if !strings.Contains(r.stdout, `"state":"pending"`) {
+		t.Fatalf("a guard under a hostile ZONEINFO and TZ: %s", r.stdout)
+	}
+	want(t, run(t, db, "", "verify"), cli.ExitOK)
+	bad := run(t, db, "", "policy", "set", "mail*", "--mode", "auto", "--if", `now.getHours("Local") >= 9`, "--operator", "root")
+	want(t, bad, cli.ExitInvalid)
+	if !strings.Contains(bad.stderr, `getHours("Local") at 1:14`) {
+		t.Fatalf("a rule naming Local: %s", bad.stderr)
+	}
 }

@@ -733,6 +733,9 @@ func verifyJustified(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	if err != nil {
 		return err
 	}
+	if err := verifyPolicy(ctx, tx, rep); err != nil { // verify_policy.go
+		return err
+	}
 	if err := verifyRequestRules(ctx, tx, rep); err != nil || !tx.onServer() {
 		return err
 	}
