@@ -51,9 +51,9 @@ func verifyPolicy(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	}
 	type evalRow struct {
 		key, mode, pattern, explain, kind, agent, context string
-		ttl, rule, at, approvers, seq                      int64
-		canonical                                          sql.NullString
-		redacted                                           int
+		ttl, rule, at, approvers, seq                     int64
+		canonical                                         sql.NullString
+		redacted                                          int
 	}
 	evals, err := queryRows(ctx, tx, `SELECT e.action_key, e.mode, e.ttl_ms, coalesce(e.rule_id, 0), e.pattern, e.at_ms, e.approvers, e.explain,
 		coalesce(ev.seq, 0), pl.kind, pl.agent, pl.canonical, CAST(pl.redacted AS INTEGER), pl.context
