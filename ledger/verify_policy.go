@@ -55,23 +55,27 @@ func verifyPolicy(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		canonical                                         sql.NullString
 		redacted                                          int
 	}
-	evals, err := queryRows(ctx, tx, `SELECT e.action_key, e.mode, e.ttl_ms, coalesce(e.rule_id, 0), e.pattern, e.at_ms, e.approvers, e.explain,
+	// Streamed in chain order: a large ledger's evaluations (and their
+	// bodies) are never all held at once.
+	rows, err := tx.QueryContext(ctx, `SELECT e.action_key, e.mode, e.ttl_ms, coalesce(e.rule_id, 0), e.pattern, e.at_ms, e.approvers, e.explain,
 		coalesce(ev.seq, 0), pl.kind, pl.agent, pl.canonical, CAST(pl.redacted AS INTEGER), pl.context
 		FROM policy_evals e JOIN payloads pl ON pl.action_key = e.action_key
-		LEFT JOIN events ev ON ev.fact_table = 'policy_evals' AND ev.fact_row = e.action_key ORDER BY coalesce(ev.seq, 0), e.action_key`, nil,
-		func(rows *sql.Rows, x *evalRow) error {
-			return rows.Scan(&x.key, &x.mode, &x.ttl, &x.rule, &x.pattern, &x.at, &x.approvers, &x.explain, &x.seq, &x.kind, &x.agent, &x.canonical, &x.redacted, &x.context)
-		})
+		LEFT JOIN events ev ON ev.fact_table = 'policy_evals' AND ev.fact_row = e.action_key ORDER BY coalesce(ev.seq, 0), e.action_key`)
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	signedLedger := false
 	for _, r := range rules {
 		signedLedger = signedLedger || r.signed
 	}
 	var before, signedBefore []approvals.Rule
 	next := 0
-	for _, e := range evals {
+	for rows.Next() {
+		var e evalRow
+		if err := rows.Scan(&e.key, &e.mode, &e.ttl, &e.rule, &e.pattern, &e.at, &e.approvers, &e.explain, &e.seq, &e.kind, &e.agent, &e.canonical, &e.redacted, &e.context); err != nil {
+			return err
+		}
 		if e.seq == 0 {
 			continue // an evaluation no event commits: verifyFacts names it
 		}
@@ -124,7 +128,7 @@ func verifyPolicy(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		rep.add("policy_evals", "action_key="+e.key, e.key, "the rules committed before it, over the stored kind, target, agent, body and context at its recorded time "+
 			"(semantics %d), decide %s, not %s", sem, want, stored)
 	}
-	return nil
+	return rows.Err()
 }
 
 func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -308,6 +308,9 @@ func (d *detailView) content() (string, int) {
 	if len(dt.Context) > 0 {
 		d.field(&b, "context", safetext.Escape(string(dt.Context)))
 	}
+	if len(dt.CallerAsserted) > 0 {
+		d.field(&b, "caller's", safetext.Escape(strings.Join(dt.CallerAsserted, ", "))+": asserted by the caller, not derived from what executes")
+	}
 	for _, f := range dt.Forged {
 		d.field(&b, "FORGED", st.Differs.Render(safetext.Escape(f)))
 	}
