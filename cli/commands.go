@@ -625,6 +625,18 @@ func runPolicySet(ctx context.Context, c *cmdCtx, f *policySetFlags) (int, error
 	warnings := conditionWarnings(rule.Condition)
 	return f.asOperator(ctx, c, func(s Ledger) (answer, error) {
 		r, err := s.SetPolicy(ctx, rule, op)
+		if err == nil && len(warnings) > 0 {
+			// What an action of this pattern that sends none of the
+			// fields gets now, under every rule in force.
+			kind := strings.NewReplacer("*", "x", "?", "x").Replace(r.Pattern)
+			if d, ex, terr := s.PolicyTest(ctx, approvals.Facts{Kind: kind}); terr == nil && ex.FailedRule != 0 {
+				what := string(d.Mode)
+				if d.Mode == approvals.Approval {
+					what = fmt.Sprintf("approval by %d operator(s)", d.Approvers)
+				}
+				warnings = append(warnings, fmt.Sprintf("an action of kind %s that sends none of them gets %s now (rule %d)", kind, what, ex.RuleID))
+			}
+		}
 		j := ruleJSON(r)
 		if len(warnings) > 0 {
 			j["warnings"] = warnings

@@ -80,7 +80,8 @@ func TestBodyPolicyFromTheShell(t *testing.T) {
 	want(t, run(t, db, "", "policy", "set", "invoice.*", "--mode", "auto", "--operator", "root"), cli.ExitOK)
 	set := run(t, db, "", "policy", "set", "invoice.*", "--mode", "approval", "--if", "action.body.cents > 10000", "--operator", "root")
 	want(t, set, cli.ExitOK)
-	if !strings.Contains(set.stdout, "warning: the condition reads action.body.cents without has(action.body.cents)") {
+	if !strings.Contains(set.stdout, "warning: the condition reads action.body.cents without has(action.body.cents)") ||
+		!strings.Contains(set.stdout, "warning: an action of kind invoice.x that sends none of them gets approval by 1 operator(s) now (rule 2)") {
 		t.Fatalf("policy set does not warn about the unguarded field: %s", set.stdout)
 	}
 	want(t, run(t, db, "", "policy", "set", "pay*", "--mode", "approval", "--if", "has(context.amount) && context.amount > 1", "--operator", "root"), cli.ExitOK)
