@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/exitcode"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
@@ -195,21 +196,8 @@ func runRecord(ctx context.Context, c *cmdCtx, f *payloadArgs) (int, error) {
 	})
 }
 
-func verdictExit(v ledger.Verdict) int {
-	switch v {
-	case ledger.Permitted:
-		return ExitOK
-	case ledger.RetryLater:
-		return ExitRetry
-	case ledger.Denied:
-		return ExitDenied
-	case ledger.Uncertain:
-		return ExitUncertain
-	case ledger.Settled:
-		return ExitSettled
-	}
-	return ExitError
-}
+// verdictExit is the exit code of a guard's verdict.
+func verdictExit(v ledger.Verdict) int { return exitcode.OfVerdict(v) }
 
 func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 	key, err := c.key()
@@ -315,13 +303,7 @@ func runReport(ctx context.Context, c *cmdCtx, f *reportFlags) (int, error) {
 		if err != nil {
 			return answer{}, err
 		}
-		code := ExitOK
-		switch {
-		case r.State == ledger.StateReconciled:
-			code = ExitSettled
-		case r.Late:
-			code = ExitUncertain
-		}
+		code := exitcode.OfReport(r)
 		return answer{code: code, json: struct {
 			ledger.ReportAnswer
 			ExitCode int `json:"exit_code"`
