@@ -16,35 +16,37 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/exitcode"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
-// Exit codes (SPEC 5). Scripts depend on these numbers.
+// Exit codes (SPEC 5). Scripts depend on these numbers; package exitcode
+// holds them, shared with the HTTP service.
 const (
-	ExitOK        = 0
-	ExitError     = 1
-	ExitUsage     = 2
-	ExitInvalid   = 3
-	ExitConflict  = 4
-	ExitDenied    = 5
-	ExitUncertain = 6
-	ExitNotFound  = 7
-	ExitSettled   = 10
-	ExitRetry     = 75
+	ExitOK        = exitcode.OK
+	ExitError     = exitcode.Error
+	ExitUsage     = exitcode.Usage
+	ExitInvalid   = exitcode.Invalid
+	ExitConflict  = exitcode.Conflict
+	ExitDenied    = exitcode.Denied
+	ExitUncertain = exitcode.Uncertain
+	ExitNotFound  = exitcode.NotFound
+	ExitSettled   = exitcode.Settled
+	ExitRetry     = exitcode.Retry
 	// ExitNotPermitted: this identity may not do that (no valid operator
 	// signature, a database role without the right).
-	ExitNotPermitted = 77
+	ExitNotPermitted = exitcode.NotPermitted
 	// ExitTempFail (sysexits' EX_TEMPFAIL, the number retry-later has):
 	// the ledger could not be reached, or stayed locked, for as long as
 	// the command retried; nothing was recorded and repeating is safe.
 	// The JSON answer says "safe_to_repeat": true.
-	ExitTempFail = 75
+	ExitTempFail = exitcode.TempFail
 	// ExitCommitUnknown (sysexits' EX_IOERR): the last attempt was lost
 	// while committing; ask `tollgate status KEY` before acting on it.
 	// Every write is idempotent, so repeating the call is also safe.
-	ExitCommitUnknown = 74
+	ExitCommitUnknown = exitcode.CommitUnknown
 )
 
 // DefaultRetryFor is how long a command rides out a transient fault (a
@@ -301,7 +303,11 @@ func (o *onceValue) IsBoolFlag() bool {
 }
 
 func onceFlags(fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name} })
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, many := f.Value.(interface{ Repeatable() }); !many {
+			f.Value = &onceValue{Value: f.Value, name: f.Name}
+		}
+	})
 }
 
 // parseInterspersed accepts flags before and after positional arguments,

@@ -16,10 +16,14 @@ import (
 )
 
 // mcpServeFlags are `mcp serve`'s flags.
-type mcpServeFlags struct{ agent string }
+type mcpServeFlags struct {
+	agent  string
+	remote remoteArg
+}
 
 func bindMCPServe(fs *flag.FlagSet, f *mcpServeFlags) {
 	fs.StringVar(&f.agent, "agent", "", "the agent's name in the evidence when a guard call names none (default the MCP client's name)")
+	f.remote.bind(fs)
 }
 
 // mcpProxyFlags are `mcp proxy`'s flags.
@@ -32,6 +36,7 @@ type mcpProxyFlags struct {
 	keyArg     string
 	redact     bool
 	window     time.Duration
+	remote     remoteArg
 	// context and callerContext: --context NAME=CEL and --caller-context
 	// NAME, each repeatable.
 	context, callerContext repeated
@@ -54,6 +59,7 @@ func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.Var(&f.context, "context", "NAME=CEL: set the context field NAME of every call from its tool and args (amount=double(args.cents) / 100.0); repeatable")
 	fs.Var(&f.callerContext, "caller-context", "NAME: accept the context field NAME from the caller in tollgate_context, marked as the caller's (none by default: a context the model sends is refused); repeatable")
 	fs.DurationVar(&f.window, "repeat-window", mcpgate.DefaultRepeatWindow, "how long a key derived from the arguments lasts: after it, once the action has ended, an identical call is a new action (0: for ever; an idempotency_key never expires)")
+	f.remote.bind(fs)
 }
 
 // runMCPServe serves the guard, report and status tools on stdin and
@@ -62,11 +68,11 @@ func runMCPServe(ctx context.Context, c *cmdCtx, f *mcpServeFlags) (int, error) 
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
+	s, closeLedger, err := f.remote.mcpLedger(ctx, c)
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
+	defer closeLedger()
 	srv := mcpgate.NewServer(s, mcpgate.ServeOptions{Agent: f.agent})
 	return ExitOK, srv.Run(ctx, mcpgate.Stdio(stdin(c), c.stdout))
 }
@@ -96,11 +102,11 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 		}
 		mappings = append(mappings, m)
 	}
-	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
+	s, closeLedger, err := f.remote.mcpLedger(ctx, c)
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
+	defer closeLedger()
 	p, err := mcpgate.NewProxy(ctx, s, mcpgate.Command(c.env.Stderr, c.pos[0], c.pos[1:]...),
 		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease,
 			GuardReads: f.guardReads, KeyArg: f.keyArg, Redact: f.redact, RepeatWindow: window, Log: c.env.Stderr,
