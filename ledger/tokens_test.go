@@ -242,3 +242,207 @@ func TestMayActAs(t *testing.T) {
 		t.Fatalf("verify: %v %v", rep.Problems, err)
 	}
 }
+
+// identityLedger is a closed ledger holding two tokens (one revoked) and
+// an allowed name, and the head a verify witnessed.
+func identityLedger(t *testing.T) (path, secret string, head Head) {
+	t.Helper()
+	s, _ := openTest(t)
+	if _, _, err := s.CreateToken(ctx, "bot-1", TokenAgent, "root"); err != nil {
+		t.Fatal(err)
+	}
+	tok, _, err := s.CreateToken(ctx, "bot-2", TokenAgent, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RevokeToken(ctx, tok.ID, "root"); err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err = s.CreateToken(ctx, "bot-3", TokenAgent, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AllowPrincipal(ctx, "bot-1", "backup", "root"); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Verify(ctx)
+	if err != nil || !rep.OK() {
+		t.Fatalf("the untouched ledger does not verify: %v %v", rep.Problems, err)
+	}
+	s.Close()
+	return testPath(s), secret, rep.Head()
+}
+
+// TestVerifyNamesTamperedIdentityRows edits the identity facts of a copy
+// as someone who can write the database (triggers off) would, and
+// asserts that verify names the row, and that what the edit was for (a
+// wider scope, a revocation undone, a name allowed by hand) is not
+// honoured by AuthenticateToken or MayActAs.
+func TestVerifyNamesTamperedIdentityRows(t *testing.T) {
+	path, secret, head := identityLedger(t)
+	tests := []struct {
+		name  string
+		edit  []string
+		table string
+		row   string
+		// check asserts the edit gains nothing on the tampered copy.
+		check func(t *testing.T, s *Store)
+	}{
+		{name: "scope widened", edit: []string{"UPDATE agent_tokens SET scope = 'operator' WHERE id = 4"}, table: "agent_tokens", row: "id=4",
+			check: func(t *testing.T, s *Store) {
+				if tok, err := s.AuthenticateToken(ctx, secret); !errors.Is(err, ErrTokenUnknown) {
+					t.Errorf("a token whose row was edited: %+v %v, want refused", tok, err)
+				}
+			}},
+		{name: "digest replaced", edit: []string{"UPDATE agent_tokens SET digest = '" + strings.Repeat("a", 64) + "' WHERE id = 1"}, table: "agent_tokens", row: "id=1"},
+		{name: "revocation deleted", edit: []string{"DELETE FROM agent_tokens WHERE action = 'revoke'"}, table: "agent_tokens", row: "id=3"},
+		{name: "token inserted by hand", edit: []string{
+			"INSERT INTO agent_tokens(id, token_id, action, name, name_key, scope, digest, operator, at_ms) VALUES (9, '00000000000000aa', 'create', 'mallory', 'mallory', 'operator', '" + strings.Repeat("b", 64) + "', 'root', 1)",
+		}, table: "agent_tokens", row: "id=9"},
+		{name: "name allowed by hand", edit: []string{
+			"INSERT INTO principal_names(id, who, who_key, agent, agent_key, action, operator, at_ms) VALUES (9, 'bot-2', 'bot-2', 'bot-1', 'bot-1', 'allow', 'root', 1)",
+		}, table: "principal_names", row: "id=9",
+			check: func(t *testing.T, s *Store) {
+				if ok, err := s.MayActAs(ctx, "bot-2", "bot-1"); ok || err != nil {
+					t.Errorf("a hand-written allowance: %v %v, want not allowed", ok, err)
+				}
+			}},
+		{name: "allowed name changed", edit: []string{"UPDATE principal_names SET agent = 'root', agent_key = 'root' WHERE id = 1"}, table: "principal_names", row: "id=1",
+			check: func(t *testing.T, s *Store) {
+				if ok, err := s.MayActAs(ctx, "bot-1", "root"); ok || err != nil {
+					t.Errorf("an edited allowance: %v %v, want not allowed", ok, err)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cp, db := tamperCopy(t, path)
+			for _, q := range tc.edit {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			db.Close()
+			c, err := Open(ctx, cp, Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			rep, err := c.Verify(ctx, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			requireNamed(t, rep, tc.table, tc.row)
+			if tc.check != nil {
+				tc.check(t, c)
+			}
+		})
+	}
+}
+
+// TestPostgresAgentCannotReadOrMakeTokens: on PostgreSQL an agent's role
+// cannot read the tokens' digests, make or revoke a token, or allow
+// itself a name, through the ledger (exit 77) or in SQL (42501), and
+// nothing changes; an operator's role does all of it.
+func TestPostgresAgentCannotReadOrMakeTokens(t *testing.T) {
+	r := newPGRoles(t)
+	bot1, alice := openAt(t, r.bot1), openAt(t, r.alice)
+	tok, secret, err := alice.CreateToken(ctx, "svc-bot", TokenAgent, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bot1.CreateToken(ctx, "bot1", TokenOperator, "bot1"); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("an agent's role made a token: %v, want exit 77", err)
+	}
+	if _, err := bot1.RevokeToken(ctx, tok.ID, "bot1"); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("an agent's role revoked a token: %v, want exit 77", err)
+	}
+	if _, err := bot1.Tokens(ctx); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("an agent's role listed the tokens: %v, want exit 77", err)
+	}
+	if _, err := bot1.AuthenticateToken(ctx, secret); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("an agent's role read a digest to authenticate: %v, want exit 77", err)
+	}
+	if _, err := bot1.AllowPrincipal(ctx, "bot1", "svc-bot", "bot1"); !errors.Is(err, ErrNotPermitted) {
+		t.Errorf("an agent's role allowed itself a name: %v, want exit 77", err)
+	}
+	raw := rawDB(t, r.bot1)
+	for _, q := range []string{
+		"SELECT digest FROM agent_tokens",
+		"SELECT count(*) FROM agent_tokens",
+		"INSERT INTO agent_tokens(token_id, action, name, name_key, scope, digest, operator, at_ms) VALUES ('00000000000000aa', 'create', 'x', 'x', 'operator', '" + strings.Repeat("b", 64) + "', 'x', 1)",
+		"SELECT " + insertFactFn + "agent_tokens(ARRAY['token_id'], ARRAY['x'])",
+		"SELECT " + insertFactFn + "principal_names(ARRAY['who'], ARRAY['x'])",
+		"INSERT INTO principal_names(who, who_key, agent, agent_key, action, operator, at_ms) VALUES ('bot1', 'bot1', 'svc-bot', 'svc-bot', 'allow', 'x', 1)",
+	} {
+		if _, err := raw.DB.Exec(q); pgCode(err) != "42501" {
+			t.Errorf("%s: %v, want permission denied", q, err)
+		}
+	}
+	if got, err := alice.AuthenticateToken(ctx, secret); err != nil || got.Name != "svc-bot" {
+		t.Fatalf("an operator's role authenticating: %+v %v", got, err)
+	}
+	if ok, err := alice.AllowPrincipal(ctx, "svc-bot", "bot1", "alice"); err != nil || !ok {
+		t.Fatalf("an operator's allow: %v %v", ok, err)
+	}
+	// The names map holds no secret: an agent's role reads it.
+	if ok, err := bot1.MayActAs(ctx, "svc-bot", "bot1"); err != nil || !ok {
+		t.Errorf("an agent's role asking MayActAs: %v %v", ok, err)
+	}
+	if _, err := alice.RevokeToken(ctx, tok.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	list, err := alice.Tokens(ctx)
+	if err != nil || len(list) != 1 || !list[0].Revoked {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+}
+
+// TestForgedTokenOnSignedLedger: someone who can write the ledger's
+// database (an agent's user with the SQLite file) adds a token whose
+// secret they know, with an event whose hash is right, but cannot sign
+// it as an operator: the token authenticates nobody, and verify names
+// the row as unsigned.
+func TestForgedTokenOnSignedLedger(t *testing.T) {
+	path, clk, alice := testLedger(t), newClock(), newSigner(t)
+	s := openAs(t, path, clk, nil, alice)
+	if _, err := s.AddOperator(ctx, "alice", opkeys.Line(alice.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateToken(ctx, "bot-1", TokenAgent, ""); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	cp, db := tamperCopy(t, testPath(s))
+	id, bearer, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO agent_tokens(id, token_id, action, name, name_key, scope, digest, operator, at_ms) VALUES (7, ?, 'create', 'mallory', 'mallory', 'operator', ?, 'alice', 1)",
+		id, sha256Hex([]byte(bearer))); err != nil {
+		t.Fatal(err)
+	}
+	ft := factTableNamed("agent_tokens")
+	vals, err := scanFact(db.QueryRow("SELECT "+ft.cols+" FROM agent_tokens WHERE id = 7"), ft.ncols())
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgeEvent(t, db, "", evTokenCreated, "alice", map[string]any{"token_id": id}, ft.ref(vals))
+	if _, err := db.Exec("UPDATE chain_head SET seq = (SELECT max(seq) FROM events), hash = (SELECT hash FROM events ORDER BY seq DESC LIMIT 1)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	c, err := Open(ctx, cp, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if tok, err := c.AuthenticateToken(ctx, bearer); !errors.Is(err, ErrTokenUnknown) || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("a forged token on a signed ledger: %+v %v, want refused as unsigned", tok, err)
+	}
+	rep, err := c.Verify(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireNamed(t, rep, "agent_tokens", "id=7")
+}
