@@ -18,7 +18,7 @@ var copyOrder = []string{
 	"ledger_meta", "events", "action_index", "archives", "archived_keys", "pruned_events", "intents", "payloads", "conflicts", "policy_rules", "policy_evals",
 	"approval_requests", "decisions", "permits", "reports", "report_refusals", "reconciliations", "epochs",
 	"fenced", "conflict_reviews", "fenced_reviews", "operators", "signatures", "votes", "set_aside",
-	"agent_tokens", "principal_names",
+	"agent_tokens", "principal_names", "permit_attempts",
 }
 
 // identityCols are the columns a PostgreSQL sequence numbers: after a
