@@ -262,9 +262,12 @@ func runAgentsToken(ctx context.Context, c *cmdCtx, f *tokenFlags) (int, error) 
 					fmt.Fprintln(w, "no tokens (make one: tollgate agents token create NAME)")
 				}
 				for _, t := range toks {
-					state := "active"
-					if t.Revoked {
+					state := "in force"
+					switch {
+					case t.Revoked:
 						state = "revoked " + ts(*t.RevokedAt) + " by " + safetext.Escape(t.RevokedBy)
+					case !t.InForce:
+						state = "NOT IN FORCE: " + safetext.Escape(t.Why)
 					}
 					fmt.Fprintf(w, "%s %-20s %-8s created %s by %s, %s; %s\n", t.ID, safetext.Escape(t.Name), t.Scope, ts(t.Created), safetext.Escape(t.CreatedBy), safetext.Escape(t.Proof.String()), state)
 				}

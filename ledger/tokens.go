@@ -93,6 +93,11 @@ type Token struct {
 	// unsigned (a ledger never signed), or INVALID, which authenticates
 	// nobody.
 	Proof Proof `json:"proof"`
+	// InForce is whether the token authenticates its holder now: not
+	// revoked, and its creation honoured as AuthenticateToken judges it
+	// (Why says why not).
+	InForce bool   `json:"in_force"`
+	Why     string `json:"why,omitempty"`
 }
 
 // identityRow is a row of agent_tokens or principal_names with the event
@@ -125,18 +130,21 @@ func readIdentityRows(ctx context.Context, tx *Tx, table, where string, args ...
 }
 
 // honoured says why an identity fact does not count now, or "" when it
-// does: it must be committed by its event as it stands and, when written
-// after the ledger was signed, carry a valid signature by an operator
-// registered now (and in the operators file, when there is one), as
-// guard asks of a decision. A doubtful operator registry honours nothing
-// signed.
+// does: it must be committed by its event as it stands and, on a signed
+// ledger, carry a valid signature by an operator registered now (and in
+// the operators file, when there is one), as guard asks of a rule: one
+// made before the ledger was signed stops counting when it is (make it
+// again, signed). A doubtful operator registry honours nothing.
 func (s *Store) honoured(ctx context.Context, tx *Tx, reg *registry, table string, x identityRow) (string, error) {
 	t := factTableNamed(table)
 	if x.seq == 0 || x.sha != t.ref(x.vals).SHA256 {
 		return "not committed by its event as it stands", nil
 	}
-	if !reg.signed || (x.seq <= reg.genesisSeq && !x.sig.present()) {
+	if !reg.signed {
 		return "", nil
+	}
+	if !x.sig.present() {
+		return "unsigned: made before the ledger was signed, or written by hand", nil
 	}
 	if len(reg.problems) > 0 {
 		return "the operator registry is doubtful (tollgate verify names why)", nil
@@ -272,7 +280,7 @@ func (s *Store) CreateToken(ctx context.Context, name string, scope TokenScope, 
 	if err != nil {
 		return Token{}, "", err
 	}
-	tok.Proof = proof
+	tok.Proof, tok.InForce = proof, true
 	return tok, bearer, nil
 }
 
@@ -309,7 +317,7 @@ func (s *Store) RevokeToken(ctx context.Context, id, operator string) (Token, er
 			return nil, err
 		}
 		at := fromMS(now)
-		tok.Revoked, tok.RevokedBy, tok.RevokedAt = true, op, &at
+		tok.Revoked, tok.RevokedBy, tok.RevokedAt, tok.InForce, tok.Why = true, op, &at, false, "revoked"
 		return &ref, appendEvent(ctx, tx, "", evTokenRevoked, op, map[string]any{"token_id": id, "name": tok.Name}, now, &ref)
 	})
 	return tok, err
@@ -369,6 +377,14 @@ func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
 			if out[i].Proof, err = s.identityProof(ctx, tx, reg, "agent_tokens", x); err != nil {
 				return err
 			}
+			why, err := s.honoured(ctx, tx, reg, "agent_tokens", x)
+			if err != nil {
+				return err
+			}
+			if out[i].Revoked {
+				why = "revoked"
+			}
+			out[i].InForce, out[i].Why = why == "", why
 		}
 		return nil
 	})
@@ -432,6 +448,7 @@ func (s *Store) AuthenticateToken(ctx context.Context, bearer string) (Token, er
 			return fmt.Errorf("%w (id %s: its creation is not proven: %s)", ErrTokenUnknown, id, why)
 		}
 		tok.Proof, err = s.identityProof(ctx, tx, reg, "agent_tokens", rows[i])
+		tok.InForce = true
 		return err
 	})
 	if err != nil {

@@ -446,3 +446,48 @@ func TestForgedTokenOnSignedLedger(t *testing.T) {
 	}
 	requireNamed(t, rep, "agent_tokens", "id=7")
 }
+
+// TestIdentityMadeBeforeSigningStopsCounting: a token made and a name
+// allowed on a ledger that was never signed stop counting once it is
+// signed, as an unsigned rule does: list says why; made again with the
+// operator's key they count.
+func TestIdentityMadeBeforeSigningStopsCounting(t *testing.T) {
+	path, clk, alice := testLedger(t), newClock(), newSigner(t)
+	s := openAs(t, path, clk, nil, alice)
+	_, secret, err := s.CreateToken(ctx, "bot-1", TokenAgent, "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AllowPrincipal(ctx, "bot-1", "backup", "root"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AuthenticateToken(ctx, secret); err != nil {
+		t.Fatalf("before signing: %v", err)
+	}
+	if _, err := s.AddOperator(ctx, "alice", opkeys.Line(alice.PublicKey())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AuthenticateToken(ctx, secret); !errors.Is(err, ErrTokenUnknown) || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("an unsigned token on a signed ledger: %v", err)
+	}
+	if ok, err := s.MayActAs(ctx, "bot-1", "backup"); ok || err != nil {
+		t.Fatalf("an unsigned allowance on a signed ledger: %v %v", ok, err)
+	}
+	list, err := s.Tokens(ctx)
+	if err != nil || len(list) != 1 || list[0].InForce || !strings.Contains(list[0].Why, "unsigned") {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if ok, err := s.AllowPrincipal(ctx, "bot-1", "backup", ""); err != nil || !ok {
+		t.Fatalf("allowed again, signed: %v %v", ok, err)
+	}
+	if ok, err := s.MayActAs(ctx, "bot-1", "backup"); !ok || err != nil {
+		t.Fatalf("a signed allowance: %v %v", ok, err)
+	}
+	_, secret, err = s.CreateToken(ctx, "bot-1", TokenAgent, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := s.AuthenticateToken(ctx, secret); err != nil || !tok.InForce || tok.Proof.Status != "signed" {
+		t.Fatalf("made again, signed: %+v %v", tok, err)
+	}
+}
