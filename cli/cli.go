@@ -255,7 +255,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 // subcommands are the commands that take a subcommand word.
-var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operator": "init", "operators": "add, list or remove", "agents": "allow, revoke or list", "mcp": "serve or proxy"}
+var subcommands = map[string]string{"policy": "set or list", "epoch": "activate or show", "operator": "init", "operators": "add, list or remove", "agents": "allow, revoke, list or token", "mcp": "serve or proxy"}
 
 // wantsJSON reports whether --json is among the arguments, so that even
 // a command line that does not parse gets its error as JSON.

@@ -18,7 +18,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "agents allow", "agents revoke", "agents list", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate"}
+	"operators remove", "agents allow", "agents revoke", "agents list", "agents token", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -43,9 +43,11 @@ func commands() map[string]command {
 		define("operators add", "NAME PUBKEY [--key FILE]", "register an operator; the first makes the ledger signed, later ones are signed by an operator", bindKey, runOperatorsAdd),
 		define[noFlags]("operators list", "", "list the registered operators and their keys", nil, runOperatorsList),
 		define("operators remove", "NAME [--key FILE]", "withdraw an operator's key (signed by an operator)", bindKey, runOperatorsRemove),
-		define[noFlags]("agents allow", "ROLE NAME", "let a PostgreSQL login role act as agent NAME besides its own name (operators only)", nil, runAgentsAllow),
-		define[noFlags]("agents revoke", "ROLE NAME", "withdraw a name agents allow gave a login role; facts already written keep it", nil, runAgentsRevoke),
-		define[noFlags]("agents list", "", "list the agent names login roles may act as besides their own (PostgreSQL)", nil, runAgentsList),
+		define("agents allow", "WHO NAME [--service] [--operator NAME] [--key FILE]", "let WHO act as agent NAME besides its own name (operators only): a PostgreSQL login role, or on SQLite and with --service a token's name or Unix user of tollgate serve", bindAgentNames, runAgentsAllow),
+		define("agents revoke", "WHO NAME [--service] [--operator NAME] [--key FILE]", "withdraw a name agents allow gave; facts already written keep it", bindAgentNames, runAgentsRevoke),
+		define("agents list", "[--service]", "list the agent names login roles (PostgreSQL) or, on SQLite and with --service, the service's principals may act as besides their own", bindService, runAgentsList),
+		define("agents token", "create NAME [--scope agent|operator] | list | revoke ID [--operator NAME] [--key FILE]",
+			"make a bearer token for tollgate serve (its secret printed once, only its digest kept), list the tokens, or revoke one (operators only)", bindToken, runAgentsToken),
 		define("mcp serve", "[--agent A]", "serve the tools guard, report and status over MCP on stdin/stdout (no decision tool)", bindMCPServe, runMCPServe),
 		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] [--redact] [--repeat-window D] -- CMD ARGS...",
 			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),

@@ -107,6 +107,9 @@ func commandSpecs() []cmdSpec {
 		if name == "completion" {
 			s.posWord = completionShells
 		}
+		if name == "agents token" {
+			s.posWord = tokenVerbs
+		}
 		out = append(out, s)
 	}
 	return out

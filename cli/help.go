@@ -34,6 +34,7 @@ var examples = map[string]string{
 	"agents allow":     "tollgate agents allow bot1 backup-bot",
 	"agents revoke":    "tollgate agents revoke bot1 backup-bot",
 	"agents list":      "tollgate agents list --json",
+	"agents token":     "tollgate agents token create ci-runner --scope agent --json",
 	"mcp serve":        "tollgate mcp serve --agent support-bot",
 	"mcp proxy":        "tollgate mcp proxy --agent support-bot -- npx -y @example/mailer-mcp",
 	"mcp install":      "tollgate mcp install --client claude-code --write .mcp.json --proxy -- npx -y @example/mailer-mcp",

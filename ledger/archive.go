@@ -327,7 +327,7 @@ func chooseArchived(ctx context.Context, tx *Tx, through, cutoff int64) ([]archi
 // keyedFacts are the fact tables whose rows belong to one key, and go
 // with it, each before the table its foreign key names; signatures are
 // found through the rows they sign.
-var keyedFacts = []string{"set_aside", "reconciliations", "reports", "report_refusals", "votes", "decisions", "permits", "approval_requests", "policy_evals", "payloads"}
+var keyedFacts = []string{"permit_attempts", "set_aside", "reconciliations", "reports", "report_refusals", "votes", "decisions", "permits", "approval_requests", "policy_evals", "payloads"}
 
 // insertStubs stores the chosen keys' stubs, many rows a statement.
 func insertStubs(ctx context.Context, tx *Tx, keys []archiveKey, archive int64) error {

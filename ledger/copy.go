@@ -18,6 +18,7 @@ var copyOrder = []string{
 	"ledger_meta", "events", "action_index", "archives", "archived_keys", "pruned_events", "intents", "payloads", "conflicts", "policy_rules", "policy_evals",
 	"approval_requests", "decisions", "permits", "reports", "report_refusals", "reconciliations", "epochs",
 	"fenced", "conflict_reviews", "fenced_reviews", "operators", "signatures", "votes", "set_aside",
+	"agent_tokens", "principal_names", "permit_attempts",
 }
 
 // identityCols are the columns a PostgreSQL sequence numbers: after a
@@ -25,6 +26,7 @@ var copyOrder = []string{
 var identityCols = map[string]string{
 	"conflicts": "id", "action_index": "id", "policy_rules": "id", "reports": "id", "report_refusals": "id",
 	"epochs": "seq", "fenced": "id", "operators": "id", "signatures": "id", "votes": "id", "set_aside": "id",
+	"agent_tokens": "id", "principal_names": "id",
 }
 
 // CopyToPostgres copies the ledger at src (an SQLite file, read in one

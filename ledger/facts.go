@@ -76,6 +76,9 @@ var factTables = []factTable{
 	{name: "archives", id: "id", intID: true, cols: "id, file, ledger_id, through_seq, through_hash, head_seq, head_hash, keys, keys_sha256, spans, spans_sha256, settled_before_ms, operator, at_ms",
 		events: []string{evCheckpoint}, since: 9},
 	{name: "set_aside", id: "id", intID: true, cols: "id, action_key, fact_table, row_json, operator, at_ms", keyCol: "action_key", events: []string{evSetAside}, since: 9},
+	{name: "permit_attempts", id: "action_key", cols: "action_key, permit_id, agent, attempt_sha256, at_ms", keyCol: "action_key", events: []string{evAttemptRecorded}, since: 20},
+	{name: "agent_tokens", id: "id", intID: true, cols: "id, token_id, action, name, name_key, scope, digest, operator, at_ms", events: []string{evTokenCreated, evTokenRevoked}, since: 19},
+	{name: "principal_names", id: "id", intID: true, cols: "id, who, who_key, agent, agent_key, action, operator, at_ms", events: []string{evPrincipalAllowed, evPrincipalRevoked}, since: 19},
 }
 
 // Event types. An event either commits one fact row or, for the few in

@@ -44,6 +44,11 @@ type GuardOptions struct {
 	// Context is what policy may read about the action beside its
 	// payload; it is bound to the key like the payload.
 	Context Context
+	// Attempt is the client's id for this call, sent again on every
+	// retry of it (attempts.go): the permit a guard carrying it is issued
+	// is given again to a later guard with the same id, key, payload and
+	// agent while it executes. Empty: none.
+	Attempt string
 	// target is the payload's target, for a condition to read.
 	target string
 	// body is the payload's body, for a condition to read as
@@ -105,8 +110,16 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// one index read (indexAnswer).
 	digest := p.Digest()
 	opt.target, opt.body = p.Target, p.Body
+	if opt.Attempt != "" {
+		// A retry of a call whose answer was lost gets its permit again;
+		// a guard with an attempt id takes the key transaction, which
+		// stores the id with the permit it issues.
+		if a, ok, err := s.replayAttempt(ctx, k, digest, opt); ok || err != nil {
+			return a, err
+		}
+	}
 	g := s.grantInputs()
-	if sg, ok := s.serverGuard(g); ok {
+	if sg, ok := s.serverGuard(g); ok && opt.Attempt == "" {
 		// The database answers the common guard whole, the retry's lookup
 		// included, in one round trip; what it leaves to this path it
 		// leaves having written nothing.
@@ -371,6 +384,9 @@ func issuePermit(ctx context.Context, tx *Tx, a Answer, opt GuardOptions, now in
 		return a, nil, err
 	}
 	if err := appendEvent(ctx, tx, a.Key, evPermitIssued, opt.Agent, map[string]any{"permit_id": id, "lease_ms": lease}, now, &ref); err != nil {
+		return a, nil, err
+	}
+	if err := recordAttempt(ctx, tx, a.Key, id, opt.Agent, opt.Attempt, now); err != nil {
 		return a, nil, err
 	}
 	a.State, a.Verdict, a.PermitID, a.LeaseUntil, a.Replayed = StateExecuting, Permitted, id, fromMS(lease), false

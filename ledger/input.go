@@ -45,7 +45,7 @@ func CheckGuardInput(key string, p Payload, opt GuardOptions) (Key, error) {
 	if opt.Lease != 0 && (opt.Lease < MinLease || opt.Lease > MaxLease) {
 		return k, fmt.Errorf("%w: a lease is between %s and %s (got %s)", ErrInvalidInput, MinLease, MaxLease, opt.Lease)
 	}
-	return k, nil
+	return k, CheckAttempt(opt.Attempt)
 }
 
 // CheckReportInput checks a Report call's input.

@@ -236,7 +236,7 @@ func TestPostgresDirectWritesRefusedThroughPsql(t *testing.T) {
 var operatorFacts = map[string]bool{
 	"decisions": true, "votes": true, "reconciliations": true, "policy_rules": true, "epochs": true,
 	"conflict_reviews": true, "fenced_reviews": true, "operators": true, "signatures": true,
-	"archives": true, "set_aside": true,
+	"archives": true, "set_aside": true, "agent_tokens": true, "principal_names": true,
 }
 
 // TestPostgresFactFunctionsKeepTheirLists: which role may write which

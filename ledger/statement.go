@@ -98,6 +98,8 @@ var signedFacts = map[string]string{
 	"conflict_reviews": "operator",
 	"fenced_reviews":   "operator",
 	"operators":        "",
+	"agent_tokens":     "operator",
+	"principal_names":  "operator",
 }
 
 // statementFor rebuilds, from one stored fact row and the rows it refers
@@ -140,6 +142,8 @@ func statementFromRow(ctx context.Context, tx *Tx, t *factTable, vals []any) (st
 		st.ref, st.Act, st.Text = v("fenced_id"), "reviewed", v("note")
 	case "operators":
 		st.Request, st.Act = v("name"), v("action")+" "+v("public_key")
+	case "agent_tokens", "principal_names":
+		identityStatement(&st, v)
 	}
 	if err := completeStatement(ctx, tx, &st); err != nil {
 		return st, fmt.Errorf("statement for %s %s: %w", t.name, fmt.Sprint(vals[0]), err)
@@ -178,6 +182,8 @@ func completeStatement(ctx context.Context, tx *Tx, st *statement) error {
 		err := tx.QueryRowContext(ctx, "SELECT action_key, payload_sha256 FROM fenced WHERE id = ?", st.ref).Scan(&st.Key, &st.Payload)
 		st.Request = "fenced_id=" + st.ref
 		return err
+	case "agent_tokens", "principal_names":
+		return completeIdentity(ctx, tx, st)
 	case "operators":
 		if err := placeStatement(ctx, tx, st, "operator change", ""); err != nil || st.Act != "remove" {
 			return err

@@ -274,8 +274,15 @@ func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 // sumFacts adds every row of every fact table to sum and counts them.
 func sumFacts(ctx context.Context, tx *Tx, sum *factSum) (int64, error) {
 	var n int64
+	missing, err := missingFactTables(ctx, tx)
+	if err != nil {
+		return n, err
+	}
 	for i := range factTables {
 		t := &factTables[i]
+		if missing[t.name] {
+			continue
+		}
 		rows, err := tx.QueryContext(ctx, "SELECT "+t.cols+" FROM "+t.name)
 		if err != nil {
 			return n, err
@@ -312,8 +319,15 @@ func joinFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	if err != nil {
 		return err
 	}
+	missing, err := missingFactTables(ctx, tx)
+	if err != nil {
+		return err
+	}
 	for i := range factTables {
 		t := &factTables[i]
+		if missing[t.name] {
+			continue
+		}
 		n := t.ncols()
 		q := "SELECT " + prefixCols("t.", t.cols) + ", e.seq, coalesce(e.fact_sha256, ''), coalesce(e.action_key, '') FROM " + t.name +
 			" t LEFT JOIN " + evs + " e ON e.fact_table = '" + t.name + "' AND e.fact_row = CAST(t." + t.id + " AS TEXT) ORDER BY t." + t.id + ", e.seq"
