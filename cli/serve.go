@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -63,10 +64,53 @@ func init() {
 	examples["serve"] = "tollgate --db /var/lib/tollgate/ledger.db serve --listen unix:/run/tollgate/tollgate.sock --socket-group tollgate-agents"
 }
 
+// tokenStore is the part of the ledger the server authenticates callers
+// with: the agent tokens operators made (ledger/tokens.go) and the names
+// they allowed each caller (ledger/principals.go). *ledger.Store is one.
+type tokenStore interface {
+	AuthenticateToken(ctx context.Context, bearer string) (ledger.Token, error)
+	MayActAs(ctx context.Context, who, name string) (bool, error)
+}
+
+// ledgerCredentials adapts the ledger's token store to what the server
+// asks (service.Credentials), so that the service package knows nothing
+// of how tokens are kept.
+type ledgerCredentials struct{ s tokenStore }
+
+// TokenIdentity is the identity the ledger proves for a bearer token; a
+// token it does not honour (unknown, revoked, unsigned on a signed
+// ledger) is service.ErrUnauthenticated.
+func (c ledgerCredentials) TokenIdentity(ctx context.Context, bearer string) (service.Identity, error) {
+	t, err := c.s.AuthenticateToken(ctx, bearer)
+	if errors.Is(err, ledger.ErrNotAuthenticated) {
+		return service.Identity{}, fmt.Errorf("%w: %v", service.ErrUnauthenticated, err)
+	}
+	if err != nil {
+		return service.Identity{}, err
+	}
+	scope := service.ScopeAgent
+	if t.Scope == ledger.TokenOperator {
+		scope = service.ScopeOperator
+	}
+	return service.Identity{Name: t.Name, Scope: scope, TokenID: t.ID}, nil
+}
+
+// MayActAs is the ledger's answer: who's own name, or one an operator
+// allowed it.
+func (c ledgerCredentials) MayActAs(ctx context.Context, who, name string) (bool, error) {
+	return c.s.MayActAs(ctx, who, name)
+}
+
 // credentialsFor is the token store the server authenticates bearer
-// tokens with. None is wired yet: every token is refused (401), and the
-// socket's peers are the only callers admitted.
-func credentialsFor(Ledger) service.Credentials { return nil }
+// tokens with: the ledger's own. A ledger without one (a test double)
+// admits no token (401), and the socket's peers are then the only
+// callers.
+func credentialsFor(s Ledger) service.Credentials {
+	if ts, ok := s.(tokenStore); ok {
+		return ledgerCredentials{ts}
+	}
+	return nil
+}
 
 func runServe(ctx context.Context, c *cmdCtx, f *serveFlags) (int, error) {
 	if err := noArgs(c); err != nil {

@@ -30,8 +30,6 @@ const (
 	maxReportBody = 64<<10 + 6*ledger.MaxResultLen
 	// maxHeaderBytes bounds the request line and headers.
 	maxHeaderBytes = 16 << 10
-	// maxAttemptLen bounds an attempt id.
-	maxAttemptLen = 128
 )
 
 // Config is what a Server serves and how.
@@ -119,8 +117,8 @@ type guardRequest struct {
 	// Agent is the name to act under; empty is the caller's own.
 	Agent string `json:"agent,omitempty"`
 	// Attempt is the Tollgate-Attempt header: the client's id for this
-	// call, the same on each of its retries. The ledger does not take it
-	// yet; it is read and bounded here so that handing it on is one line.
+	// call, the same on each of its retries, with which the ledger gives a
+	// retry whose first answer was lost the permit it was issued.
 	Attempt string `json:"-"`
 }
 
@@ -164,7 +162,7 @@ func (s *Server) handleGuard(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, err)
 		return
 	}
-	opt := ledger.GuardOptions{Redact: req.Redact}
+	opt := ledger.GuardOptions{Redact: req.Redact, Attempt: req.Attempt}
 	if req.Lease != "" {
 		if opt.Lease, err = time.ParseDuration(req.Lease); err != nil || opt.Lease <= 0 {
 			refuse(w, ProblemInvalid, exitcode.Invalid, "invalid input: lease %q: a duration between %s and %s, such as 15m", safetext.Escape(req.Lease), ledger.MinLease, ledger.MaxLease)
@@ -410,17 +408,15 @@ func idempotencyKey(h http.Header) (string, error) {
 	return k, nil
 }
 
-// attemptID is the Tollgate-Attempt header: absent, or 1 to 128 of
-// [A-Za-z0-9._-].
+// attemptID is the Tollgate-Attempt header: absent, or an attempt id as
+// the ledger's one rule for them says (ledger.CheckAttempt).
 func attemptID(h http.Header) (string, error) {
 	a := h.Get(HeaderAttempt)
-	if len(a) > maxAttemptLen {
-		return "", fmt.Errorf("invalid input: the %s header is at most %d characters", HeaderAttempt, maxAttemptLen)
+	if a == "" {
+		return "", nil
 	}
-	for _, c := range a {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return "", fmt.Errorf("invalid input: the %s header holds only letters, digits, '.', '_' and '-'", HeaderAttempt)
-		}
+	if err := ledger.CheckAttempt(a); err != nil {
+		return "", fmt.Errorf("the %s header: %w", HeaderAttempt, err)
 	}
 	return a, nil
 }
