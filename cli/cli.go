@@ -303,7 +303,11 @@ func (o *onceValue) IsBoolFlag() bool {
 }
 
 func onceFlags(fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) { f.Value = &onceValue{Value: f.Value, name: f.Name} })
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, many := f.Value.(interface{ Repeatable() }); !many {
+			f.Value = &onceValue{Value: f.Value, name: f.Name}
+		}
+	})
 }
 
 // parseInterspersed accepts flags before and after positional arguments,

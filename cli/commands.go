@@ -25,10 +25,10 @@ func commands() map[string]command {
 		define("console", "[--operator NAME] [--key FILE] [--read-only] [--witness FILE]", "open the operator console", bindConsole, runConsole),
 		define("demo", "[--db PATH]", "seed a scratch ledger, run simulated agents, open the console", bindDemo, runDemo),
 		define("record", "KEY --kind K --target T (--body B | --body-file F)", "record an intent only", bindPayload, runRecord),
-		define("guard", "KEY --kind K --target T (--body B | --body-file F) [--agent A] [--lease D] [--wait D]",
+		define("guard", "KEY --kind K --target T (--body B | --body-file F) [--agent A] [--lease D] [--wait D] [--url URL]",
 			"record if new, apply policy, request approval once, issue a permit once", bindGuard, runGuard),
-		define("report", "KEY --permit ID --outcome succeeded|failed|unknown [--ref R] [--latency D]", "report the outcome of a permitted action", bindReport, runReport),
-		define[noFlags]("status", "KEY", "show everything known about a key", nil, runStatus),
+		define("report", "KEY --permit ID --outcome succeeded|failed|unknown [--ref R] [--latency D] [--url URL]", "report the outcome of a permitted action", bindReport, runReport),
+		define("status", "KEY [--url URL]", "show everything known about a key", bindRemote, runStatus),
 		define("list", "[--state S|fenced|conflict] [--agent A] [--kind K] [--prefix P] [--epoch E] [--limit N] [--all]", "list actions, or logged fenced calls or conflicts, newest first", bindList, runList),
 		define("show", "KEY [--payload]", "show a key as status does and, with --payload, its retained kind, target and body (escaped)", bindShow, runShow),
 		define("approve", "KEY [--reason R] [--operator NAME] [--key FILE]", "approve a pending action", bindDecide, runDecide(ledger.DecisionApproved)),
@@ -38,7 +38,7 @@ func commands() map[string]command {
 		define[noFlags]("policy list", "", "list the rules in the order they are evaluated, each in force or not", nil, runPolicyList),
 		define("policy test", "--kind K [--target T] [--agent A] [--context JSON] [--at TIME]", "say what the rules would decide for an action and why, writing nothing", bindPolicyTest, runPolicyTest),
 		define("epoch activate", "[--epoch UUID]", "start a new operator epoch; new work must use hsr1:<epoch>:<key>", bindEpoch, runEpochActivate),
-		define[noFlags]("epoch show", "", "show the active epoch", nil, runEpochShow),
+		define("epoch show", "[--url URL]", "show the active epoch", bindRemote, runEpochShow),
 		define("operator init", "[--key FILE]", "create this operator's Ed25519 key (kept if one exists) and print its public line", bindKey, runOperatorInit),
 		define("operators add", "NAME PUBKEY [--key FILE]", "register an operator; the first makes the ledger signed, later ones are signed by an operator", bindKey, runOperatorsAdd),
 		define[noFlags]("operators list", "", "list the registered operators and their keys", nil, runOperatorsList),
@@ -58,6 +58,7 @@ func commands() map[string]command {
 		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
 	cs = append(cs, setupCommands()...)
+	cs = append(cs, serveCommand())
 	m := map[string]command{}
 	for _, c := range cs {
 		m[c.name] = c
@@ -223,7 +224,7 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 	if _, err := ledger.CheckGuardInput(key, p, opt); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
+	return f.remote.withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		a, err := guardWaiting(ctx, s, key, p, opt, f.wait)
 		if err != nil {
 			return answer{}, err
@@ -233,7 +234,7 @@ func runGuard(ctx context.Context, c *cmdCtx, f *guardFlags) (int, error) {
 			ledger.Answer
 			Authority string `json:"authority"`
 			ExitCode  int    `json:"exit_code"`
-		}{a, c.authority(), code}, text: func(w io.Writer) { guardText(w, a) }}, nil
+		}{a, authorityOf(c, s), code}, text: func(w io.Writer) { guardText(w, a) }}, nil
 	})
 }
 
@@ -298,7 +299,7 @@ func runReport(ctx context.Context, c *cmdCtx, f *reportFlags) (int, error) {
 	if err := ledger.CheckReportInput(key, o, opt); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
+	return f.remote.withLedger(ctx, c, writing, func(s Ledger) (answer, error) {
 		r, err := s.Report(ctx, key, f.permit, o, opt)
 		if err != nil {
 			return answer{}, err
@@ -323,14 +324,14 @@ func runReport(ctx context.Context, c *cmdCtx, f *reportFlags) (int, error) {
 	})
 }
 
-func runStatus(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
+func runStatus(ctx context.Context, c *cmdCtx, f *remoteArg) (int, error) {
 	key, err := c.key()
 	if err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
+	return f.withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		d, err := s.Status(ctx, key)
-		auth := c.authority()
+		auth := authorityOf(c, s)
 		return ok(struct {
 			ledger.Detail
 			Authority string `json:"authority"`
@@ -755,11 +756,11 @@ func epochAnswer(e ledger.EpochInfo) answer {
 	})
 }
 
-func runEpochShow(ctx context.Context, c *cmdCtx, _ *noFlags) (int, error) {
+func runEpochShow(ctx context.Context, c *cmdCtx, f *remoteArg) (int, error) {
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	return withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
+	return f.withLedger(ctx, c, reading, func(s Ledger) (answer, error) {
 		e, err := s.Epoch(ctx)
 		return epochAnswer(e), err
 	})

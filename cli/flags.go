@@ -76,11 +76,13 @@ type guardFlags struct {
 	payloadArgs
 	lease, wait time.Duration
 	context     string
+	remote      remoteArg
 }
 
 type reportFlags struct {
 	permit, outcome, ref string
 	latency              time.Duration
+	remote               remoteArg
 }
 
 type listFlags struct {
@@ -141,6 +143,7 @@ func bindGuard(fs *flag.FlagSet, f *guardFlags) {
 	fs.DurationVar(&f.lease, "lease", ledger.DefaultLease, "how long the permit holder has to report")
 	fs.DurationVar(&f.wait, "wait", 0, "poll until the answer is no longer 75 (retry later) or this long passes")
 	fs.StringVar(&f.context, "context", "", `what policy may read beside the payload, one JSON object ({"amount": 40.5, "flags": ["vip"]}); bound to the key`)
+	f.remote.bind(fs)
 }
 
 func bindReport(fs *flag.FlagSet, f *reportFlags) {
@@ -148,6 +151,7 @@ func bindReport(fs *flag.FlagSet, f *reportFlags) {
 	fs.StringVar(&f.outcome, "outcome", "", "succeeded, failed or unknown")
 	fs.StringVar(&f.ref, "ref", "", "a safe reference to the external effect (never the body)")
 	fs.DurationVar(&f.latency, "latency", 0, "how long the action took")
+	f.remote.bind(fs)
 }
 
 func bindList(fs *flag.FlagSet, f *listFlags) {

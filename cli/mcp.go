@@ -8,15 +8,18 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/mcpgate"
 )
 
 // mcpServeFlags are `mcp serve`'s flags.
-type mcpServeFlags struct{ agent string }
+type mcpServeFlags struct {
+	agent  string
+	remote remoteArg
+}
 
 func bindMCPServe(fs *flag.FlagSet, f *mcpServeFlags) {
 	fs.StringVar(&f.agent, "agent", "", "the agent's name in the evidence when a guard call names none (default the MCP client's name)")
+	f.remote.bind(fs)
 }
 
 // mcpProxyFlags are `mcp proxy`'s flags.
@@ -29,6 +32,7 @@ type mcpProxyFlags struct {
 	keyArg     string
 	redact     bool
 	window     time.Duration
+	remote     remoteArg
 }
 
 func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
@@ -40,6 +44,7 @@ func bindMCPProxy(fs *flag.FlagSet, f *mcpProxyFlags) {
 	fs.StringVar(&f.keyArg, "key-arg", "", "also pass the action's key as this argument to the tools whose input schema has it (it always goes in _meta)")
 	fs.BoolVar(&f.redact, "redact", false, "record each call's arguments by their digests only, and store no result (a settled call's retry is then answered SETTLED, not given its result)")
 	fs.DurationVar(&f.window, "repeat-window", mcpgate.DefaultRepeatWindow, "how long a key derived from the arguments lasts: after it, once the action has ended, an identical call is a new action (0: for ever; an idempotency_key never expires)")
+	f.remote.bind(fs)
 }
 
 // runMCPServe serves the guard, report and status tools on stdin and
@@ -48,11 +53,11 @@ func runMCPServe(ctx context.Context, c *cmdCtx, f *mcpServeFlags) (int, error) 
 	if err := noArgs(c); err != nil {
 		return 0, err
 	}
-	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
+	s, closeLedger, err := f.remote.mcpLedger(ctx, c)
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
+	defer closeLedger()
 	srv := mcpgate.NewServer(s, mcpgate.ServeOptions{Agent: f.agent})
 	return ExitOK, srv.Run(ctx, mcpgate.Stdio(stdin(c), c.stdout))
 }
@@ -74,11 +79,11 @@ func runMCPProxy(ctx context.Context, c *cmdCtx, f *mcpProxyFlags) (int, error) 
 	if window == 0 {
 		window = -1 // ProxyOptions: negative is for ever, zero the default
 	}
-	s, err := c.openWith(ctx, ledger.Options{GroupCommit: true})
+	s, closeLedger, err := f.remote.mcpLedger(ctx, c)
 	if err != nil {
 		return 0, err
 	}
-	defer s.Close()
+	defer closeLedger()
 	p, err := mcpgate.NewProxy(ctx, s, mcpgate.Command(c.env.Stderr, c.pos[0], c.pos[1:]...),
 		mcpgate.ProxyOptions{Agent: f.agent, Target: f.target, Timeout: f.timeout, Lease: f.lease,
 			GuardReads: f.guardReads, KeyArg: f.keyArg, Redact: f.redact, RepeatWindow: window, Log: c.env.Stderr})

@@ -48,3 +48,10 @@ func NewEpochObject(e ledger.EpochInfo) EpochObject {
 func (o EpochObject) Info() ledger.EpochInfo {
 	return ledger.EpochInfo{Epoch: o.Epoch, Operator: o.Operator, Activated: o.Activated}
 }
+
+// WhoamiObject is GET /v1/whoami's answer: who the server takes the
+// caller for.
+type WhoamiObject struct {
+	Name  string `json:"name"`
+	Scope Scope  `json:"scope"`
+}

@@ -1,10 +1,13 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -122,6 +125,7 @@ func (s *Server) Serve(ctx context.Context, drain time.Duration, lns ...net.List
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnContext:       s.ConnContext,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		ErrorLog:          log.New(cmp.Or[io.Writer](s.cfg.Log, io.Discard), "tollgate serve: ", 0),
 	}
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {

@@ -182,4 +182,3 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE tollgate_group_commit_size histogram")
 	m.batches.write(w, "tollgate_group_commit_size", "")
 }
-

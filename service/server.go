@@ -71,6 +71,7 @@ func NewServer(cfg Config) *Server {
 	s.route("POST /v1/report", s.handleReport)
 	s.route("GET /v1/actions/{key}", s.handleStatus)
 	s.route("GET /v1/epoch", s.handleEpoch)
+	s.route("GET /v1/whoami", s.handleWhoami)
 	s.route("GET /v1/openapi.json", s.handleOpenAPI)
 	s.route("GET /healthz", s.handleHealth)
 	s.route("GET /readyz", s.handleReady)
@@ -275,6 +276,16 @@ func (s *Server) handleEpoch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, "application/json", NewEpochObject(e))
+}
+
+// handleWhoami names the identity the request authenticated as: the
+// agent name a call that names none acts under, and its scope.
+func (s *Server) handleWhoami(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.admit(w, r)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, "application/json", WhoamiObject{Name: id.Name, Scope: id.Scope})
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {

@@ -95,7 +95,11 @@ func newFixture(t *testing.T, cfg service.Config) *fixture {
 	srv := service.NewServer(cfg)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &fixture{t: t, store: s, srv: srv, url: hs.URL, creds: creds, seen: new([]seenResponse)}
+	f := &fixture{t: t, store: s, srv: srv, url: hs.URL, creds: creds, seen: new([]seenResponse)}
+	// Every response a test receives validates against the OpenAPI
+	// document.
+	t.Cleanup(func() { validateSeen(t, *f.seen) })
+	return f
 }
 
 // call makes one request and returns its status, headers and JSON body.
@@ -420,5 +424,82 @@ func TestConcurrentGuardsOnePermit(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("%s: %d permits", k, n)
 		}
+	}
+}
+
+// failing is a ledger whose every call fails as an unreachable database
+// does.
+type failing struct{ service.Ledger }
+
+func (failing) Epoch(context.Context) (ledger.EpochInfo, error) {
+	return ledger.EpochInfo{}, fmt.Errorf("%w: connection refused", ledger.ErrUnavailable)
+}
+
+func (failing) Guard(context.Context, string, ledger.Payload, ledger.GuardOptions) (ledger.Answer, error) {
+	return ledger.Answer{}, fmt.Errorf("%w: the commit's answer was lost", ledger.ErrCommitUnknown)
+}
+
+// TestHealthAndMetrics: /healthz answers, /readyz follows the ledger,
+// /metrics counts requests, answers by verdict, latencies and ledger
+// errors in the Prometheus text format, and a ledger failure maps to 503
+// with its type.
+func TestHealthAndMetrics(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	if code, _, m := f.call("GET", "/healthz", "", nil, ""); code != 200 || m["status"] != "ok" {
+		t.Fatalf("healthz: %d %v", code, m)
+	}
+	if code, _, m := f.call("GET", "/readyz", "", nil, ""); code != 200 || m["status"] != "ready" {
+		t.Fatalf("readyz: %d %v", code, m)
+	}
+	f.guard("tok-bot1", "refund:m1", guardBody("refund", "c", "b"))
+	f.guard("tok-bot1", "refund:m1", guardBody("refund", "c", "b"))
+	f.guard("tok-bot1", "refund:m1", guardBody("refund", "c", "other"))
+	resp, err := http.Get(f.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(b)
+	for _, want := range []string{
+		`tollgate_http_requests_total{route="POST /v1/guard",status="200"} 1`,
+		`tollgate_http_requests_total{route="POST /v1/guard",status="409"} 1`,
+		`tollgate_http_requests_total{route="POST /v1/guard",status="422"} 1`,
+		`tollgate_answers_total{answer="permitted"} 1`,
+		`tollgate_answers_total{answer="retry-later"} 1`,
+		`tollgate_answers_total{answer="key-reused"} 1`,
+		`tollgate_http_request_duration_seconds_bucket{route="POST /v1/guard",le="+Inf"} 3`,
+		`tollgate_http_request_duration_seconds_count{route="POST /v1/guard"} 3`,
+		"# TYPE tollgate_group_commit_size histogram",
+		"# TYPE tollgate_ledger_errors_total counter",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q:\n%s", want, text)
+		}
+	}
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain; version=0.0.4") {
+		t.Errorf("metrics Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+
+	// A ledger that does not answer: readyz 503, a guard 503 commit-unknown.
+	bad := service.NewServer(service.Config{Ledger: failing{}, Credentials: newTokens()})
+	hs := httptest.NewServer(bad)
+	defer hs.Close()
+	g := &fixture{t: t, url: hs.URL, seen: new([]seenResponse)}
+	t.Cleanup(func() { validateSeen(t, *g.seen) })
+	if code, h, m := g.call("GET", "/readyz", "", nil, ""); code != 503 || h.Get("Retry-After") == "" || m["type"] != string(service.ProblemUnavailable) {
+		t.Fatalf("readyz on a failing ledger: %d %v", code, m)
+	}
+	if code, _, m := g.call("GET", "/v1/epoch", "tok-bot1", nil, ""); code != 503 || m["safe_to_repeat"] != true || m["exit_code"] != 75.0 {
+		t.Fatalf("epoch on a failing ledger: %d %v", code, m)
+	}
+	if code, _, m := g.guard("tok-bot1", "refund:z", guardBody("refund", "c", "b")); code != 503 || m["type"] != string(service.ProblemCommitUnknown) || m["committed"] != "unknown" || m["exit_code"] != 74.0 {
+		t.Fatalf("guard on a failing ledger: %d %v", code, m)
+	}
+	resp, _ = http.Get(hs.URL + "/metrics")
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `tollgate_ledger_errors_total{exit_code="74"} 1`) || !strings.Contains(string(b), `tollgate_ledger_errors_total{exit_code="75"} 2`) {
+		t.Errorf("ledger errors not counted:\n%s", b)
 	}
 }
