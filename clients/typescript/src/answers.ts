@@ -108,6 +108,14 @@ export interface EpochAnswer {
   activated_at: string;
 }
 
+/** Who the service takes the caller for. */
+export interface WhoamiAnswer {
+  /** The agent name calls act under by default. */
+  name: string;
+  /** agent or operator. */
+  scope: string;
+}
+
 /** A list of T's keys that is a compile error unless it names every one. */
 type AllKeys<T, L extends readonly (keyof T)[]> = Exclude<keyof T, L[number]> extends never ? L : never;
 
@@ -129,4 +137,5 @@ export const ANSWER_FIELDS = {
     "forged", "archive_id", "archive_file", "authority",
   ]),
   epoch: fields<EpochAnswer>()(["epoch", "active", "operator", "activated_at"]),
+  whoami: fields<WhoamiAnswer>()(["name", "scope"]),
 } as const;

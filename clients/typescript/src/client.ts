@@ -8,7 +8,7 @@
  * starts again asks the same questions and gets the same answers.
  */
 import { randomBytes } from "node:crypto";
-import type { EpochAnswer, GuardAnswer, ReportAnswer, StatusAnswer } from "./answers.js";
+import type { EpochAnswer, GuardAnswer, ReportAnswer, StatusAnswer, WhoamiAnswer } from "./answers.js";
 import {
   AlreadySettled,
   CommitUnknown,
@@ -233,6 +233,11 @@ export class Client {
   async epoch(): Promise<string | null> {
     const e = await this.epochInfo();
     return e.active && e.epoch ? e.epoch : null;
+  }
+
+  /** Who the service takes this caller for: the name calls act under by default, and the token's scope. */
+  async whoami(): Promise<WhoamiAnswer> {
+    return (await this.#call("whoami", "GET", "/v1/whoami", {}, undefined, false)) as unknown as WhoamiAnswer;
   }
 
   /** The active operator epoch's record (`tollgate epoch show`). */

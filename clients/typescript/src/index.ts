@@ -12,7 +12,7 @@ export { Client, Permit, canonicalJSON, newAttemptId } from "./client.js";
 export type { Body, ClientOptions, ErrorClass, GuardContext, GuardOptions, Outcome, Payload, ReportOptions, WithPermitOptions } from "./client.js";
 export { authorityKey, checkKey, MAX_KEY_LEN } from "./keys.js";
 export { ANSWER_FIELDS } from "./answers.js";
-export type { EpochAnswer, GuardAnswer, ReportAnswer, RuleExplanation, StatusAnswer } from "./answers.js";
+export type { EpochAnswer, GuardAnswer, ReportAnswer, RuleExplanation, StatusAnswer, WhoamiAnswer } from "./answers.js";
 export {
   ActionDenied,
   AlreadySettled,
