@@ -264,6 +264,7 @@ export class Client {
       let res: RawResponse | undefined;
       let failure: TollgateError | undefined;
       let wait = backoff(attempt);
+      let serverWait = false;
       try {
         res = await send(this.#endpoint, method, path, headers, text, this.#attemptTimeoutMs);
       } catch (err) {
@@ -284,7 +285,10 @@ export class Client {
           const obj = parsed ?? { error: `the service answered ${res.status}`, safe_to_repeat: true };
           const code = typeof obj.exit_code === "number" ? obj.exit_code : 75;
           failure = errorFor(what, code, obj, res.status, str(obj.type), retryAfter);
-          if (retryAfter !== undefined) wait = retryAfter * 1000;
+          if (retryAfter !== undefined) {
+            wait = retryAfter * 1000;
+            serverWait = true;
+          }
         } else {
           if (parsed === undefined) {
             throw new TollgateError(`tollgate ${what}: the service at ${this.url} answered ${res.status} without a JSON object (is it tollgate serve?)`, {}, undefined, res.status);
@@ -294,8 +298,11 @@ export class Client {
           throw errorFor(what, code, stripProblem(parsed), res.status, str(parsed.type), retryAfter);
         }
       }
-      if (Date.now() + wait > deadline) throw failure!;
-      await sleep(wait);
+      // The last try is made at the deadline, unless the server asked
+      // for a wait (Retry-After) longer than the budget has left.
+      const left = deadline - Date.now();
+      if (left <= 0 || (serverWait && wait > left)) throw failure!;
+      await sleep(Math.min(wait, left));
     }
   }
 }

@@ -116,7 +116,7 @@ describe("retries against a scripted server", () => {
       const t0 = Date.now();
       const e = await c.guard("k:1", payload).then(() => assert.fail("no error"), (e) => e);
       assert.ok(e instanceof LedgerUnavailable, `${e.name}: ${e.message}`);
-      assert.ok(Date.now() - t0 >= 300, "it retried before giving up");
+      assert.ok(Date.now() - t0 >= 590, `it retried for its whole budget (gave up after ${Date.now() - t0} ms)`);
       assert.ok(Date.now() - t0 < 3000, "within its budget");
       const tcp = new Client({ url: "http://127.0.0.1:1", retryForMs: 0 });
       assert.ok((await tcp.epochInfo().catch((e) => e)) instanceof LedgerUnavailable);
