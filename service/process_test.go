@@ -231,6 +231,9 @@ func agentsRace(t *testing.T, home string, env []string, n int, keys []string) (
 func TestServeSocket(t *testing.T) {
 	home := t.TempDir()
 	db := filepath.Join(home, "ledger.db")
+	if os.Getenv("TOLLGATE_TEST_BACKEND") == "postgres" {
+		db = pgtest.DB(t)
+	}
 	seedPolicy(t, db)
 	sock := filepath.Join(home, "tollgate.sock")
 	startServer(t, db, home, "--listen", "unix:"+sock, "--socket-user", me(t))
@@ -239,6 +242,14 @@ func TestServeSocket(t *testing.T) {
 		t.Fatalf("socket %v mode %v, want 0660", err, fi.Mode())
 	}
 	url := []string{"TOLLGATE_URL=unix://" + sock}
+	// Given a URL the client never opens a ledger, not even to create it.
+	untouched := filepath.Join(home, "nowhere", "ledger.db")
+	if r := agent(t, home, append(url, "TOLLGATE_DB="+untouched), nil, "epoch", "show", "--json"); r.code != 0 {
+		t.Fatalf("epoch show: %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(untouched)); !os.IsNotExist(err) {
+		t.Fatalf("a client given a URL made a ledger's folder: %v", err)
+	}
 
 	keys := []string{"refund:a", "refund:b", "refund:c", "refund:d"}
 	permits, codes := agentsRace(t, home, url, 4, keys)

@@ -180,6 +180,17 @@ func (s *Server) handleGuard(w http.ResponseWriter, r *http.Request) {
 	if opt.Agent, ok = s.actAs(w, r, id, req.Agent); !ok {
 		return
 	}
+	// A key another agent recorded is not this caller's to guard: with
+	// its payload guessed, the caller would be handed the permit an
+	// operator approved for the other.
+	if d, err := s.cfg.Ledger.Status(r.Context(), key); err == nil {
+		if !s.owns(w, r, id, d) {
+			return
+		}
+	} else if !errors.Is(err, ledger.ErrNotFound) {
+		s.refused(w, r, err)
+		return
+	}
 	a, err := s.cfg.Ledger.Guard(r.Context(), key, p, opt)
 	if err != nil {
 		s.refused(w, r, err)
@@ -223,17 +234,15 @@ func (s *Server) handleReport(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, err)
 		return
 	}
-	// An agent reports on its own keys only: the permit id is a secret,
-	// but a leaked one must not let another agent settle the key.
-	if id.Scope != ScopeOperator {
-		d, err := s.cfg.Ledger.Status(r.Context(), req.Key)
-		if err != nil {
-			s.refused(w, r, err)
-			return
-		}
-		if !s.owns(w, r, id, d) {
-			return
-		}
+	// A caller reports on its own keys only: the permit id is a secret,
+	// but a leaked one must not let another caller settle the key.
+	d, err := s.cfg.Ledger.Status(r.Context(), req.Key)
+	if err != nil {
+		s.refused(w, r, err)
+		return
+	}
+	if !s.owns(w, r, id, d) {
+		return
 	}
 	a, err := s.cfg.Ledger.Report(r.Context(), req.Key, req.Permit, o, opt)
 	if err != nil {

@@ -256,6 +256,8 @@ func TestIdentity(t *testing.T) {
 		{"acting as another agent, case folded", "POST", "/v1/guard", "tok-bot1", "refund:x3", guardBody("refund", "c", "b", `,"agent":"BOT-2"`), 403, service.ProblemNotPermitted},
 		{"reading another agent's key", "GET", "/v1/actions/refund:mine", "tok-bot2", "", "", 403, service.ProblemNotPermitted},
 		{"reporting on another agent's key", "POST", "/v1/report", "tok-bot2", "", `{"key":"refund:mine","permit":"x","outcome":"succeeded"}`, 403, service.ProblemNotPermitted},
+		{"guarding another agent's key with its payload", "POST", "/v1/guard", "tok-bot2", "refund:mine", body, 403, service.ProblemNotPermitted},
+		{"an operator guarding an agent's key", "POST", "/v1/guard", "tok-ops", "refund:mine", body, 403, service.ProblemNotPermitted},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := map[string]string{}
@@ -269,7 +271,7 @@ func TestIdentity(t *testing.T) {
 			if code == 401 && hdr.Get("WWW-Authenticate") == "" {
 				t.Errorf("401 without WWW-Authenticate")
 			}
-			if c.key != "" {
+			if c.key != "" && c.key != "refund:mine" {
 				if _, err := f.store.Status(context.Background(), c.key); err == nil {
 					t.Fatalf("a refused guard recorded %s", c.key)
 				}
