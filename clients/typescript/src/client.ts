@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { EpochAnswer, GuardAnswer, ReportAnswer, StatusAnswer, WhoamiAnswer } from "./answers.js";
 import {
   AlreadySettled,
+  ApprovalPending,
   CommitUnknown,
   InvalidInput,
   LeaseLapsed,
@@ -56,6 +57,14 @@ export interface GuardOptions extends Payload {
    * again after a crash given the permit its first try was issued.
    */
   attemptId?: string;
+  /**
+   * Like `tollgate guard --wait`: while the answer is ApprovalPending (an
+   * operator has not decided, or another call holds the permit), ask again
+   * for up to this many milliseconds, as often as the server's Retry-After
+   * says (at least every second), before throwing it. Default 0: pending is
+   * an answer, thrown at once.
+   */
+  waitMs?: number;
 }
 
 /** The outcomes a permit holder reports. */
@@ -107,6 +116,8 @@ export interface WithPermitOptions<T> {
   redact?: boolean;
   agent?: string;
   attemptId?: string;
+  /** Wait this long for an operator's decision before throwing ApprovalPending (see GuardOptions.waitMs). */
+  waitMs?: number;
 }
 
 const OUTCOMES: readonly Outcome[] = ["succeeded", "failed", "unknown"];
@@ -161,8 +172,17 @@ export class Client {
     if (agent) req.agent = agent;
     const attempt = options.attemptId ?? newAttemptId();
     if (!ATTEMPT.test(attempt)) throw new InvalidInput("attemptId is 1 to 128 of letters, digits, '.', '_' and '-'", { key }, 3);
-    const answer = await this.#call("guard", "POST", "/v1/guard", { "Idempotency-Key": key, "Tollgate-Attempt": attempt }, req, true);
-    return answer as unknown as GuardAnswer;
+    const waitUntil = Date.now() + Math.max(0, options.waitMs ?? 0);
+    for (;;) {
+      try {
+        const answer = await this.#call("guard", "POST", "/v1/guard", { "Idempotency-Key": key, "Tollgate-Attempt": attempt }, req, true);
+        return answer as unknown as GuardAnswer;
+      } catch (err) {
+        const left = waitUntil - Date.now();
+        if (!(err instanceof ApprovalPending) || left <= 0) throw err;
+        await sleep(Math.min(left, Math.max(100, Math.min((err.retryAfter ?? 1) * 1000, 1000))));
+      }
+    }
   }
 
   /** Guards an action and returns its permit (see guard). Prefer withPermit, which also reports. */
@@ -186,6 +206,7 @@ export class Client {
       redact: options.redact,
       agent: options.agent,
       attemptId: options.attemptId,
+      waitMs: options.waitMs,
     });
     permit.validateForExecution();
     const started = performance.now();

@@ -101,6 +101,18 @@ for (const backend of backends()) {
       assert.equal(runs, 1, "a settled action never runs again");
     });
 
+    it("waits for an operator's decision with waitMs, as guard --wait does, and gives up with ApprovalPending", async () => {
+      const key = uniq("refund");
+      const p = { kind: "refund.create", target: "customer:c-9", body: "{}" };
+      const t0 = Date.now();
+      await throws(() => client.guard(key, { ...p, waitMs: 600 }), ApprovalPending);
+      assert.ok(Date.now() - t0 >= 550, "it asked again until waitMs passed");
+      const approving = new Promise((r) => setTimeout(r, 300)).then(() => srv.cli(["approve", key, "--operator", "alice"]));
+      const a = await client.guard(key, { ...p, waitMs: 15_000 });
+      assert.equal(a.verdict, "permitted");
+      assert.equal((await approving).code, 0);
+    });
+
     it("returns a permit's answer from guard with the --json fields, and report answers and replays", async () => {
       const key = uniq("email");
       const a = await client.guard(key, { kind: "email.send", target: "user:u-1", body: "hello", leaseSeconds: 60 });
