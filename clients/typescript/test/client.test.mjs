@@ -251,15 +251,16 @@ for (const backend of backends()) {
     });
 
     it("guards over loopback TCP with a bearer token an operator made", async (t) => {
-      const made = await srv.cli(["agents", "token", "create", "ts-agent"]);
+      const made = await srv.cli(["agents", "token", "create", "ts-agent", "--operator", "alice"]);
       if (made.code === 2 && /unknown command/.test(made.json?.error ?? "")) {
         // SPEC 12's token store is not in this build (docs/service.md, "What is not there yet").
         t.skip("this tollgate has no `agents token create` yet: TCP answers 401 to every call (tested above)");
         return;
       }
       assert.equal(made.code, 0, made.stderr);
-      const token = made.json?.token;
-      assert.equal(typeof token, "string", `agents token create --json prints the token as "token": ${Object.keys(made.json ?? {})}`);
+      // `agents token create --json` prints {token: {id, name, scope, ...}, secret}: the secret is the bearer.
+      const token = made.json?.secret;
+      assert.equal(typeof token, "string", `agents token create --json prints the bearer as "secret": ${Object.keys(made.json ?? {})}`);
       const tcp = new Client({ url: srv.tcpUrl, token, retryForMs: 2000 });
       assert.equal((await tcp.whoami()).name, "ts-agent");
       const key = uniq("email");
@@ -268,6 +269,10 @@ for (const backend of backends()) {
       assert.equal((await tcp.report(key, a.permit_id, "succeeded")).outcome, "succeeded");
       // The socket's agent (another name) may not read ts-agent's key.
       await throws(() => client.status(key), NotPermitted);
+      // A revoked token is refused on its next call.
+      const revoked = await srv.cli(["agents", "token", "revoke", made.json.token.id, "--operator", "alice"]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      await throws(() => tcp.whoami(), Unauthenticated);
     });
 
     it("reads who it is and the epoch, and guards under an authority key whose destination key the permit carries", async () => {
