@@ -16,7 +16,6 @@ import {
   InvalidInput,
   LeaseLapsed,
   LedgerUnavailable,
-  NotPermitted,
   TollgateError,
   errorFor,
   parseTime,
@@ -292,7 +291,7 @@ export class Client {
         if (!(err instanceof TransportError)) throw err;
         const where = `${this.url}${extra["Idempotency-Key"] ? " for " + extra["Idempotency-Key"] : ""}`;
         if (!err.retryable) {
-          throw new NotPermitted(`tollgate ${what}: cannot reach the service at ${where}: ${err.message}`, {}, undefined);
+          throw new TollgateError(`tollgate ${what}: cannot reach the service at ${where}: ${err.message} (${err.code ?? "no code"}); a retry will not help`);
         }
         failure =
           err.sent && write

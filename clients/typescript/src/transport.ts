@@ -72,8 +72,9 @@ function isLoopback(host: string): boolean {
 
 /** Error codes that mean the request never reached a server. */
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOENT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
-/** Error codes a retry will not cure. */
-const FATAL = new Set(["EACCES", "EPERM", "ENOTSOCK", "ERR_TLS_CERT_ALTNAME_INVALID", "DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "CERT_HAS_EXPIRED"]);
+/** Error codes a retry will not cure: permissions, and a certificate the client does not trust. */
+const FATAL = new Set(["EACCES", "EPERM", "ENOTSOCK", "EPROTO"]);
+const FATAL_TLS = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_TLS_|^ERR_SSL_/;
 
 function classify(err: unknown, timedOut: boolean): TransportError {
   if (timedOut) return new TransportError("no answer within the attempt timeout", true, true, "ETIMEDOUT");
@@ -82,7 +83,7 @@ function classify(err: unknown, timedOut: boolean): TransportError {
   for (let i = 0; i < 3 && e && typeof e === "object" && !("code" in e) && "cause" in e; i++) e = (e as { cause: unknown }).cause;
   const code = e && typeof e === "object" && "code" in e ? String((e as { code: unknown }).code) : undefined;
   const msg = e instanceof Error ? e.message : String(e);
-  if (code && FATAL.has(code)) return new TransportError(msg, false, false, code);
+  if (code && (FATAL.has(code) || FATAL_TLS.test(code))) return new TransportError(msg, false, false, code);
   if (code && NOT_SENT.has(code)) return new TransportError(msg, false, true, code);
   return new TransportError(msg, true, true, code);
 }

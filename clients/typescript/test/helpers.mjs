@@ -85,11 +85,19 @@ function newLedger(backend, dir) {
  * extra are more serve flags (e.g. --rate). policies are [pattern, mode]
  * set before the server starts.
  */
-export async function startServe(backend, { extra = [], policies = [] } = {}) {
+export async function startServe(backend, { extra = [], policies = [], tls = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "tollgate-ts-"));
   const ledger = newLedger(backend, dir);
   for (const [pattern, mode] of policies) await cliOK(ledger.db, ["policy", "set", pattern, "--mode", mode]);
   const sock = join(dir, "s.sock");
+  let ca;
+  if (tls) {
+    // A certificate for 127.0.0.1 of the test's own; the client trusts it through NODE_EXTRA_CA_CERTS.
+    ca = join(dir, "cert.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(dir, "key.pem"), "-out", ca,
+      "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    extra = [...extra, "--tls-cert", ca, "--tls-key", join(dir, "key.pem")];
+  }
   const args = ["--db", ledger.db, "serve", "--listen", "unix:" + sock, "--socket-user", userInfo().username, "--listen", "127.0.0.1:0", ...extra];
   const proc = spawn(tollgateBin(), args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
@@ -115,7 +123,8 @@ export async function startServe(backend, { extra = [], policies = [] } = {}) {
     dir,
     sock,
     unixUrl: "unix://" + sock,
-    tcpUrl: "http://" + tcp,
+    tcpUrl: (tls ? "https://" : "http://") + tcp,
+    ca,
     stderr: () => stderr,
     cli: (a, env) => cli(ledger.db, a, env),
     cliOK: (a) => cliOK(ledger.db, a),
