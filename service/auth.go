@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -129,6 +130,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request) (Identity, bool) 
 	}
 	if wait, ok := s.limits.allow(id.Name); !ok {
 		s.metrics.answer("rate-limited")
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		refuse(w, ProblemRateLimited, exitcode.TempFail, "rate limited: %s made more requests than --rate allows; retry in %s", safetext.Escape(id.Name), wait)
 		return Identity{}, false
 	}

@@ -167,3 +167,35 @@ func TestClientRetries(t *testing.T) {
 		t.Fatalf("plain http off loopback: %v", err)
 	}
 }
+
+// TestTokenOnTheSocket: on the socket the peer is known without a token;
+// a token sent there must name the peer or a name the peer may act as.
+func TestTokenOnTheSocket(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	creds := newTokens()
+	srv := service.NewServer(service.Config{Ledger: f.store, Credentials: creds, Socket: service.SocketPolicy{Users: []string{me(t)}}})
+	sock := t.TempDir() + "/s.sock"
+	ln, err := service.Listen("unix:"+sock, service.SocketPolicy{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, time.Second, ln) }()
+	defer func() { cancel(); <-served }()
+
+	peer, _ := service.NewClient("unix://"+sock, service.ClientOptions{})
+	if who, err := peer.Identify(context.Background()); err != nil || who.Name != me(t) || who.Scope != service.ScopeAgent {
+		t.Fatalf("the peer without a token: %+v %v", who, err)
+	}
+	borrowed, _ := service.NewClient("unix://"+sock, service.ClientOptions{Token: "tok-bot1"})
+	if _, err := borrowed.Identify(context.Background()); exitcode.Of(err) != exitcode.NotPermitted || !errors.Is(err, service.ErrForbidden) {
+		t.Fatalf("another agent's token on the socket: %v", err)
+	}
+	creds.mu.Lock()
+	creds.allow[[2]string{me(t), "bot-1"}] = true
+	creds.mu.Unlock()
+	if who, err := borrowed.Identify(context.Background()); err != nil || who.Name != "bot-1" {
+		t.Fatalf("a token naming a name the peer may use: %+v %v", who, err)
+	}
+}

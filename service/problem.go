@@ -142,7 +142,9 @@ func writeProblemDetail(w http.ResponseWriter, t ProblemType, status int, detail
 	}
 	switch t {
 	case ProblemUnavailable, ProblemRateLimited, ProblemCommitUnknown:
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		}
 	case ProblemUnauthenticated:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="tollgate"`)
 	}

@@ -437,6 +437,10 @@ func (failing) Epoch(context.Context) (ledger.EpochInfo, error) {
 	return ledger.EpochInfo{}, fmt.Errorf("%w: connection refused", ledger.ErrUnavailable)
 }
 
+func (failing) Status(_ context.Context, key string) (ledger.Detail, error) {
+	return ledger.Detail{}, fmt.Errorf("%w: %s", ledger.ErrNotFound, key)
+}
+
 func (failing) Guard(context.Context, string, ledger.Payload, ledger.GuardOptions) (ledger.Answer, error) {
 	return ledger.Answer{}, fmt.Errorf("%w: the commit's answer was lost", ledger.ErrCommitUnknown)
 }
