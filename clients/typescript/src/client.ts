@@ -280,6 +280,10 @@ export class Client {
       text = JSON.stringify(body);
     }
     const deadline = Date.now() + this.#retryForMs;
+    // Whether an earlier try of this write may have reached the server and
+    // committed: then running out of retries is CommitUnknown, never
+    // "nothing was recorded", whatever the last try met.
+    let maybeCommitted = false;
     for (let attempt = 0; ; attempt++) {
       let res: RawResponse | undefined;
       let failure: TollgateError | undefined;
@@ -293,6 +297,7 @@ export class Client {
         if (!err.retryable) {
           throw new TollgateError(`tollgate ${what}: cannot reach the service at ${where}: ${err.message} (${err.code ?? "no code"}); a retry will not help`);
         }
+        maybeCommitted ||= err.sent && write;
         failure =
           err.sent && write
             ? new CommitUnknown(`tollgate ${what}: the answer from ${where} was lost (${err.message}); ask status before acting, or repeat the same call (it is idempotent)`, {}, 74)
@@ -304,7 +309,7 @@ export class Client {
         if (res.status === 503 || res.status === 429 || ((res.status === 502 || res.status === 504) && parsed === undefined)) {
           const obj = parsed ?? { error: `the service answered ${res.status}`, safe_to_repeat: true };
           const code = typeof obj.exit_code === "number" ? obj.exit_code : 75;
-          failure = errorFor(what, code, obj, res.status, str(obj.type), retryAfter);
+          failure = errorFor(what, code, stripProblem(obj), res.status, str(obj.type), retryAfter);
           if (retryAfter !== undefined) {
             wait = retryAfter * 1000;
             serverWait = true;
@@ -321,7 +326,12 @@ export class Client {
       // The last try is made at the deadline, unless the server asked
       // for a wait (Retry-After) longer than the budget has left.
       const left = deadline - Date.now();
-      if (left <= 0 || (serverWait && wait > left)) throw failure!;
+      if (left <= 0 || (serverWait && wait > left)) {
+        if (maybeCommitted && failure instanceof LedgerUnavailable) {
+          throw new CommitUnknown(`tollgate ${what}: an earlier try's answer was lost and the service then stayed unavailable (${failure.message}); ask status before acting, or repeat the same call (it is idempotent)`, failure.answer, 74, failure.status);
+        }
+        throw failure!;
+      }
       await sleep(Math.min(wait, left));
     }
   }

@@ -109,6 +109,17 @@ describe("retries against a scripted server", () => {
     assert.ok(lost.seen.length >= 2);
   });
 
+  it("throws CommitUnknown, not LedgerUnavailable, when a write's answer was lost and the service then stayed unavailable", async (t) => {
+    const s = await scripted(["reset", { ...unavailable, headers: { "Retry-After": "0" } }]);
+    t.after(s.close);
+    const c = new Client({ url: s.url, retryForMs: 500 });
+    const e = await c.guard("k:1", payload).then(() => assert.fail("no error"), (e) => e);
+    assert.ok(e instanceof CommitUnknown, `${e.name}: ${e.message}`);
+    // A read has nothing to commit: the same faults are LedgerUnavailable.
+    const r = await c.epochInfo().then(() => assert.fail("no error"), (e) => e);
+    assert.ok(r instanceof LedgerUnavailable, `${r.name}: ${r.message}`);
+  });
+
   it("throws LedgerUnavailable after retrying a refused connection for the budget, nothing sent", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tollgate-ts-none-"));
     try {
