@@ -108,15 +108,22 @@ export async function runGuarded<I, R>(client: Client, o: GuardedToolOptions<I, 
     target: typeof o.target === "function" ? o.target(input) : o.target,
     body: o.body ? o.body(input) : canonicalJSON(input ?? null),
   };
+  // Only the guard's answers become refusals: an error the action itself
+  // throws (even one of tollgate's, from a nested call) was reported and
+  // goes back to the SDK.
+  let ran = false;
   try {
-    return await client.withPermit(key, payload, run, {
+    return await client.withPermit(key, payload, (permit) => {
+      ran = true;
+      return run(permit);
+    }, {
       failureTypes: o.failureTypes,
       leaseSeconds: o.leaseSeconds,
       result: o.result,
       context: o.context?.(input),
     });
   } catch (err) {
-    const refusal = toolRefusal(err, key);
+    const refusal = ran ? undefined : toolRefusal(err, key);
     if (refusal) return refusal;
     throw err;
   }

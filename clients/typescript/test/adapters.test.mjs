@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { RunContext } from "@openai/agents";
-import { Client } from "../dist/index.js";
+import { ApprovalPending, Client } from "../dist/index.js";
 import { guardedTool as agentsTool } from "../dist/openai-agents.js";
 import { guardedTool as aiTool } from "../dist/ai.js";
 import { backends, startServe, uniq } from "./helpers.mjs";
@@ -48,6 +48,19 @@ for (const backend of backends()) {
     });
     after(async () => {
       await srv?.stop();
+    });
+
+    it("ai: an error of tollgate's thrown by the action itself is reported unknown and re-thrown, not dressed as a refusal", async () => {
+      const id = uniq("n").split(":")[1];
+      const nested = new ApprovalPending("a nested guard is pending");
+      const call = sdks.ai(client, {
+        name: "send_email", description: "Send", schema: z.object({ to: z.string() }), kind: "email.send",
+        key: (i) => `email:${id}:${i.to}`, target: (i) => `user:${i.to}`,
+        execute: () => { throw nested; },
+      });
+      await assert.rejects(call({ to: "cy" }), (e) => e === nested);
+      const st = await client.status(`email:${id}:cy`);
+      assert.equal(st.state, "uncertain", "the action ran and its outcome is unknown");
     });
 
     for (const [sdk, make] of Object.entries(sdks)) {
