@@ -10,7 +10,6 @@
 import { randomBytes } from "node:crypto";
 import type { EpochAnswer, GuardAnswer, ReportAnswer, StatusAnswer, WhoamiAnswer } from "./answers.js";
 import {
-  AlreadySettled,
   ApprovalPending,
   CommitUnknown,
   InvalidInput,
@@ -356,7 +355,7 @@ export class Permit {
   readonly #client: Client;
 
   constructor(client: Client, answer: GuardAnswer) {
-    if (!answer.permit_id) throw new AlreadySettled(`tollgate guard ${answer.key}: the answer carries no permit`, answer as unknown as AnswerObject);
+    if (!answer.permit_id) throw new TollgateError(`tollgate guard ${answer.key}: the answer carries no permit; do not execute`, answer as unknown as AnswerObject);
     this.#client = client;
     this.answer = answer;
     this.key = answer.key;
