@@ -414,10 +414,21 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v !== null && typeof v === "object" && !(v instanceof Date)) {
     const o: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) o[k] = sortKeys((v as Record<string, unknown>)[k]);
+    for (const k of Object.keys(v).sort(byCodePoint)) o[k] = sortKeys((v as Record<string, unknown>)[k]);
     return o;
   }
   return v;
+}
+
+/** Orders strings by Unicode code point, as Python's sort_keys does (JavaScript's sort compares UTF-16 units). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }
 
 function parseBody(res: RawResponse): AnswerObject | undefined {
