@@ -44,6 +44,9 @@ func (r *remoteArg) target(c *cmdCtx) string {
 // client makes the service's client, or nil when the command uses a
 // ledger.
 func (r *remoteArg) client(c *cmdCtx) (*service.Client, error) {
+	if r.url != "" && c.db != "" {
+		return nil, usagef("--url and --db each name where the call goes: give one")
+	}
 	u := r.target(c)
 	if u == "" {
 		if r.tokenFile != "" {

@@ -31,6 +31,7 @@ type serveFlags struct {
 // listFlag is a flag that may be given many times, each value kept.
 type listFlag []string
 
+// String is the values, comma-separated.
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
 
 // Set adds a value.

@@ -300,6 +300,14 @@ func TestServeSocket(t *testing.T) {
 	if m := agent(t, home, []string{"TOLLGATE_DB=" + db}, nil, "status", "refund:b", "--json").json(t); m["agent"] != me(t) {
 		t.Fatalf("recorded agent %v, want %s", m["agent"], me(t))
 	}
+	// --url and --db together are a usage error, not a guess.
+	if r := agent(t, home, nil, nil, "status", "refund:a", "--url", "unix://"+sock, "--db", db, "--json"); r.code != 2 {
+		t.Fatalf("--url with --db: exit %d %s", r.code, r.stdout)
+	}
+	// --db given on the command line wins over $TOLLGATE_URL.
+	if r := agent(t, home, append(url, "TOLLGATE_URL=unix:///nonexistent.sock"), nil, "--db", db, "status", "refund:a", "--json"); r.code != 0 {
+		t.Fatalf("--db over $TOLLGATE_URL: exit %d %s", r.code, r.stderr)
+	}
 	// Acting as another name is refused (77) and records nothing.
 	r = agent(t, home, url, nil, "guard", "refund:x", "--kind", "refund", "--target", "t", "--body", "b", "--agent", "someone-else", "--json")
 	if r.code != 77 {

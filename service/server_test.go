@@ -93,13 +93,46 @@ func newFixture(t *testing.T, cfg service.Config) *fixture {
 	creds := newTokens()
 	cfg.Ledger, cfg.Credentials, cfg.Authority = s, creds, "test authority"
 	srv := service.NewServer(cfg)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	f := &fixture{t: t, store: s, srv: srv, url: hs.URL, creds: creds, seen: new([]seenResponse)}
-	// Every response a test receives validates against the OpenAPI
-	// document.
+	f := &fixture{t: t, store: s, srv: srv, creds: creds, seen: new([]seenResponse)}
+	hs := httptest.NewServer(f.capture(srv))
+	// Every response the server sends validates against the OpenAPI
+	// document (cleanups run last in, first out: after the server stops).
 	t.Cleanup(func() { validateSeen(t, *f.seen) })
+	t.Cleanup(hs.Close)
+	f.url = hs.URL
 	return f
+}
+
+// tee keeps a copy of what a handler sends.
+type tee struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (w *tee) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *tee) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = 200
+	}
+	w.body.Write(b)
+	return w.ResponseWriter.Write(b)
+}
+
+// capture records every response h sends, for validateSeen.
+func (f *fixture) capture(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tw := &tee{ResponseWriter: w}
+		h.ServeHTTP(tw, r)
+		mu.Lock()
+		*f.seen = append(*f.seen, seenResponse{method: r.Method, route: r.URL.Path, status: tw.status, contentType: w.Header().Get("Content-Type"), body: tw.body.Bytes()})
+		mu.Unlock()
+	})
 }
 
 // call makes one request and returns its status, headers and JSON body.
@@ -124,7 +157,6 @@ func (f *fixture) call(method, path, token string, headers map[string]string, bo
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	*f.seen = append(*f.seen, seenResponse{method: method, route: path, status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b})
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		f.t.Fatalf("%s %s: %d: body is not a JSON object: %v\n%s", method, path, resp.StatusCode, err, b)
@@ -489,9 +521,10 @@ func TestHealthAndMetrics(t *testing.T) {
 
 	// A ledger that does not answer: readyz 503, a guard 503 commit-unknown.
 	bad := service.NewServer(service.Config{Ledger: failing{}, Credentials: newTokens()})
-	hs := httptest.NewServer(bad)
+	g := &fixture{t: t, seen: new([]seenResponse)}
+	hs := httptest.NewServer(g.capture(bad))
 	defer hs.Close()
-	g := &fixture{t: t, url: hs.URL, seen: new([]seenResponse)}
+	g.url = hs.URL
 	t.Cleanup(func() { validateSeen(t, *g.seen) })
 	if code, h, m := g.call("GET", "/readyz", "", nil, ""); code != 503 || h.Get("Retry-After") == "" || m["type"] != string(service.ProblemUnavailable) {
 		t.Fatalf("readyz on a failing ledger: %d %v", code, m)
