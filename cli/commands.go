@@ -909,6 +909,9 @@ func runVerify(ctx context.Context, c *cmdCtx, f *verifyFlags) (int, error) {
 			for _, p := range rep.Problems {
 				fmt.Fprintf(w, "PROBLEM %s\n", safetext.Escape(p.String()))
 			}
+			for _, t := range rep.Unreadable {
+				fmt.Fprintf(w, "not proven: %s rows (this role may not read them; the events committing them were proven)\n", t)
+			}
 			if proof != nil {
 				writeArchiveProof(w, *proof)
 			}

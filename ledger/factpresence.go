@@ -3,15 +3,19 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"slices"
 )
 
-// missingFactTables names the fact tables the database does not have:
-// none on a ledger at this build's schema (a reading open requires it,
-// a writing one migrates), but a PostgreSQL ledger opened below it
-// (postgres Options.UpTo: the upgrade tests write at an older schema and
-// verify there) has not made the later ones yet, and holds no rows of
-// them. SQLite ledgers are always at the build's schema when read.
-func missingFactTables(ctx context.Context, tx *Tx) (map[string]bool, error) {
+// hiddenFactTables names the fact tables verify cannot read here, each
+// with why: none on SQLite, whose reader reads every table of a ledger
+// at this build's schema. On PostgreSQL a table may be missing (a ledger
+// opened below this build's schema, postgres Options.UpTo: the upgrade
+// tests verify at an older schema, which holds no rows of later tables),
+// or closed to the session's role: agent_tokens holds the service's
+// token digests, which an agent's role may not read (schema 36). Verify
+// then proves the events that commit such rows (the chain covers their
+// fact hashes) but not the rows, and says so (VerifyReport.Unreadable).
+func hiddenFactTables(ctx context.Context, tx *Tx) (map[string]string, error) {
 	if !tx.onServer() {
 		return nil, nil
 	}
@@ -19,14 +23,30 @@ func missingFactTables(ctx context.Context, tx *Tx) (map[string]bool, error) {
 	for i := range factTables {
 		names[i] = factTables[i].name
 	}
-	missing := map[string]bool{}
-	_, err := queryRows(ctx, tx, "SELECT t FROM unnest(CAST(? AS text[])) t WHERE to_regclass('public.' || quote_ident(t)) IS NULL", []any{names},
-		func(r *sql.Rows, name *string) error {
-			if err := r.Scan(name); err != nil {
-				return err
-			}
-			missing[*name] = true
-			return nil
-		})
-	return missing, err
+	type hidden struct{ name, why string }
+	rows, err := queryRows(ctx, tx, `SELECT t, CASE WHEN to_regclass('public.' || quote_ident(t)) IS NULL THEN 'missing' ELSE 'unreadable' END
+		FROM unnest(CAST(? AS text[])) t
+		WHERE to_regclass('public.' || quote_ident(t)) IS NULL OR NOT has_table_privilege(to_regclass('public.' || quote_ident(t)), 'SELECT')`, []any{names},
+		func(r *sql.Rows, h *hidden) error { return r.Scan(&h.name, &h.why) })
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, h := range rows {
+		out[h.name] = h.why
+	}
+	return out, nil
+}
+
+// unreadable lists the tables of hidden that exist and the role may not
+// read, sorted.
+func unreadable(hidden map[string]string) []string {
+	var out []string
+	for name, why := range hidden {
+		if why == "unreadable" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -59,7 +59,7 @@ func verifyPending(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 		case p.table != "" && (t == nil || !slices.Contains(t.events, p.typ)):
 			rep.add("pending_events", row, p.key, "a %s event cannot commit a row of %q", p.typ, p.table)
 		}
-		if t != nil && rep.facts != nil {
+		if t != nil && rep.facts != nil && rep.hidden[t.name] == "" {
 			key := ""
 			if t.keyCol != "" {
 				key = p.key

@@ -68,6 +68,13 @@ type VerifyReport struct {
 	Witnessed int       `json:"witnessed_heads"`
 	Integrity string    `json:"integrity_check"`
 	Problems  []Problem `json:"problems"`
+	// Unreadable names the fact tables this session's role may not read
+	// (on PostgreSQL an agent's role, agent_tokens): their rows were not
+	// proven, the events that commit them were.
+	Unreadable []string `json:"unreadable_tables,omitempty"`
+	// hidden are the fact tables verify does not read, with why
+	// (hiddenFactTables).
+	hidden map[string]string
 	// facts is the running proof that the fact rows and their events
 	// match, from the chain walk to the fact step; nil outside VerifyWith.
 	facts *factSum
@@ -135,6 +142,10 @@ func (s *Store) VerifyWith(ctx context.Context, step func(n int, name string), w
 			return err
 		}
 		rep.LedgerID, rep.path = id, s.witnessName()
+		if rep.hidden, err = hiddenFactTables(ctx, tx); err != nil {
+			return err
+		}
+		rep.Unreadable = unreadable(rep.hidden)
 		for i, st := range verifySteps {
 			step(i+2, st.name)
 			if err := st.run(ctx, tx, &rep); err != nil {
@@ -201,7 +212,7 @@ func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			rep.add("events", row, e.ActionKey, "prev_hash does not match the hash of the event before it")
 		}
 		f := factRef{Table: e.FactTable, Row: e.FactRow, SHA256: e.FactSHA256}
-		if t := factTableNamed(e.FactTable); t != nil && rep.facts != nil {
+		if t := factTableNamed(e.FactTable); t != nil && rep.facts != nil && rep.hidden[t.name] == "" {
 			key := ""
 			if t.keyCol != "" {
 				key = e.ActionKey
@@ -252,7 +263,7 @@ func verifyChain(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 // table to its events, row by row, to name the rows that differ.
 func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	if rep.facts != nil {
-		n, err := sumFacts(ctx, tx, rep.facts)
+		n, err := sumFacts(ctx, tx, rep.facts, rep.hidden)
 		if err != nil {
 			return err
 		}
@@ -272,15 +283,11 @@ func verifyFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 }
 
 // sumFacts adds every row of every fact table to sum and counts them.
-func sumFacts(ctx context.Context, tx *Tx, sum *factSum) (int64, error) {
+func sumFacts(ctx context.Context, tx *Tx, sum *factSum, hidden map[string]string) (int64, error) {
 	var n int64
-	missing, err := missingFactTables(ctx, tx)
-	if err != nil {
-		return n, err
-	}
 	for i := range factTables {
 		t := &factTables[i]
-		if missing[t.name] {
+		if hidden[t.name] != "" {
 			continue
 		}
 		rows, err := tx.QueryContext(ctx, "SELECT "+t.cols+" FROM "+t.name)
@@ -319,13 +326,9 @@ func joinFacts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 	if err != nil {
 		return err
 	}
-	missing, err := missingFactTables(ctx, tx)
-	if err != nil {
-		return err
-	}
 	for i := range factTables {
 		t := &factTables[i]
-		if missing[t.name] {
+		if rep.hidden[t.name] != "" {
 			continue
 		}
 		n := t.ncols()

@@ -8,9 +8,8 @@
 --   learn another's (nor its own, nor the names and scopes of others'),
 --   so tollgate_agent has no SELECT on it: only an operator's role and
 --   the schema's owner read it, and only they hold EXECUTE on its insert
---   function. A verify or export run as an agent's role is refused at
---   this table (42501, exit 77), as it already could not prove the
---   bodies other agents' roles wrote.
+--   function. A verify run as an agent's role proves the events that
+--   commit these rows but not the rows, and says so (unreadable_tables).
 -- * principal_names (the names a service principal may act as) holds no
 --   secret: both roles read it, only an operator's role writes it.
 -- PostgreSQL login roles keep their own map (tollgate_private.agent_names,
