@@ -6,8 +6,6 @@
 # TOLLGATE_BIN names a built tollgate binary (required: the tests start
 # `tollgate serve` with it). TOLLGATE_TEST_PG, when set, adds the PostgreSQL
 # runs; TOLLGATE_REQUIRE_PG=1 fails them instead of skipping when it is not.
-# TOLLGATE_REQUIRE_ATTEMPT_REPLAY=1 fails the lost-answer test (a TODO until
-# the server hands the attempt id to the ledger) instead of marking it.
 set -eu
 cd "$(dirname "$0")/.."
 : "${TOLLGATE_BIN:?set TOLLGATE_BIN to a built tollgate binary}"

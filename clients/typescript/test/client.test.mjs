@@ -301,13 +301,6 @@ for (const backend of backends()) {
       assert.ok(guards[0].headers["tollgate-attempt"], "an attempt id is sent");
       assert.equal(guards[1].headers["tollgate-attempt"], guards[0].headers["tollgate-attempt"], "the retry carries the same attempt id");
       assert.equal(guards[1].headers["idempotency-key"], key);
-      if (error instanceof ApprovalPending && error.state === "executing" && process.env.TOLLGATE_REQUIRE_ATTEMPT_REPLAY !== "1") {
-        // The ledger's side of attempt ids (issue 44) has not landed: the
-        // retry is told another call holds the permit. Say so, loudly;
-        // TOLLGATE_REQUIRE_ATTEMPT_REPLAY=1 makes it a failure once it has.
-        t.todo("the server does not yet return a lost attempt's permit to its retry (Tollgate-Attempt not stored by the ledger)");
-        return;
-      }
       assert.equal(error, undefined, `the retry got its permit (got ${error?.name}: ${error?.message})`);
       assert.equal(result.verdict, "permitted");
       assert.ok(result.permit_id);
