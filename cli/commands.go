@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
@@ -17,7 +17,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "agents allow", "agents revoke", "agents list", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate"}
+	"operators remove", "agents allow", "agents revoke", "agents list", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate", "version"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -54,6 +54,7 @@ func commands() map[string]command {
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
 		define("archive", "--settled-before DATE|DURATION --to FILE [--witness FILE]", "move settled actions, with every fact proving them, into an archive ledger; keep each key's digest and final state", bindArchive, runArchive),
+		define[noFlags]("version", "", "print the version, the commit and whether its tree was modified (also tollgate --version)", nil, runVersion),
 		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
 	cs = append(cs, setupCommands()...)
@@ -670,7 +671,7 @@ func explainText(ex *approvals.Explain) string {
 		s += " if " + safetext.Escape(ex.Condition)
 	}
 	if len(ex.Read) > 0 {
-		b, _ := json.Marshal(ex.Read)
+		b, _ := jsonout.Marshal(ex.Read)
 		s += " read " + safetext.Escape(string(b))
 	}
 	if ex.Error != "" {

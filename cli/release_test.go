@@ -70,6 +70,9 @@ func TestInstallReleaseArchives(t *testing.T) {
 		if b, err := exec.Command(tg, "--help").Output(); err != nil || !strings.Contains(string(b), "Usage: tollgate") {
 			t.Fatalf("%s: tollgate --help: %v\n%s", name, err, b)
 		}
+		if b, err := exec.Command(tg, "--version").Output(); err != nil || !strings.HasPrefix(string(b), "tollgate v0.0.0-test ") {
+			t.Fatalf("%s: tollgate --version: %v\n%s", name, err, b)
+		}
 		b, _ := exec.Command(tg, "console", "--db", filepath.Join(t.TempDir(), "l.db")).CombinedOutput()
 		if agent := strings.HasSuffix(name, "-agent.tar.gz"); agent != strings.Contains(string(b), "this build has no console") {
 			t.Fatalf("%s: console answers %q", name, b)

@@ -8,12 +8,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
 	"strings"
 
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -396,7 +396,7 @@ func (x *exporter) line(k *keyRows, d Detail) error {
 // and zero-width) are written as \uXXXX, which a JSON parser reads back
 // as the same character.
 func (x *exporter) write(v any) error {
-	b, err := json.Marshal(v)
+	b, err := jsonout.Marshal(v)
 	if err != nil {
 		return err
 	}
