@@ -337,6 +337,7 @@ func (x *exporter) read(ctx context.Context, tx *Tx, after string, first bool) (
 			if err := decisionProofs(ctx, tx, &b.details[i], x.reg); err != nil {
 				return b, err
 			}
+			b.details[i].dropForgedVotes()
 		}
 	}
 	return b, nil

@@ -1,4 +1,4 @@
--- tollgate schema version 16
+-- tollgate schema version 17
 CREATE TABLE intents (
     action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL,
     status TEXT NOT NULL CHECK(status = 'recorded'));
@@ -153,14 +153,6 @@ CREATE TABLE pruned_events (
     last_hash  TEXT NOT NULL CHECK(length(last_hash) = 64 AND last_hash NOT GLOB '*[^0-9a-f]*'),
     archive_id INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE set_aside (
-    id         INTEGER PRIMARY KEY,
-    action_key TEXT NOT NULL,
-    fact_table TEXT NOT NULL CHECK(fact_table = 'decisions'),
-    row_json   TEXT NOT NULL CHECK(length(row_json) <= 20000),
-    operator   TEXT NOT NULL,
-    at_ms      INTEGER NOT NULL
-) STRICT;
 CREATE TABLE "action_index" (
     id          INTEGER NOT NULL UNIQUE,
     action_key  TEXT NOT NULL PRIMARY KEY,
@@ -238,6 +230,14 @@ CREATE TABLE archived_stubs (
     context_sha256 TEXT NOT NULL DEFAULT ''
         CHECK(context_sha256 = '' OR (length(context_sha256) = 64 AND context_sha256 NOT GLOB '*[^0-9a-f]*'))
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE "set_aside" (
+    id         INTEGER PRIMARY KEY,
+    action_key TEXT NOT NULL,
+    fact_table TEXT NOT NULL CHECK(fact_table IN ('decisions', 'votes')),
+    row_json   TEXT NOT NULL CHECK(length(row_json) <= 20000),
+    operator   TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL
+) STRICT;
 INSERT INTO "chain_head" VALUES(1,0,'0000000000000000000000000000000000000000000000000000000000000000');
 CREATE INDEX conflicts_key ON conflicts(action_key);
 CREATE INDEX policy_rules_pattern ON policy_rules(pattern, id);
@@ -246,11 +246,11 @@ CREATE INDEX reports_key ON reports(action_key, id);
 CREATE INDEX fenced_key ON fenced(action_key);
 CREATE INDEX report_refusals_key ON report_refusals(action_key, id);
 CREATE UNIQUE INDEX signatures_once ON signatures(signature);
-CREATE INDEX set_aside_key ON set_aside(action_key, id);
 CREATE INDEX action_index_open ON action_index(stage, deadline_ms)
     WHERE stage IN ('pending', 'approved', 'executing', 'uncertain');
 CREATE INDEX events_key ON events(action_key, seq);
 CREATE INDEX events_fact ON events(fact_table, fact_row);
+CREATE INDEX set_aside_key ON set_aside(action_key, id);
 CREATE VIEW archived_keys(action_key, archive_id, state, result, context_sha256) AS
 SELECT action_key, archive_id,
     CASE state WHEN 0 THEN 'denied' WHEN 1 THEN 'rejected' WHEN 2 THEN 'expired'
@@ -390,10 +390,6 @@ CREATE TRIGGER pruned_events_no_update BEFORE UPDATE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
 CREATE TRIGGER pruned_events_no_delete BEFORE DELETE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
-CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
-BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
-CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
-BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
 CREATE TRIGGER action_index_no_delete BEFORE DELETE ON action_index
 BEGIN SELECT RAISE(ABORT, 'action_index rows are never deleted'); END;
 CREATE TRIGGER action_index_no_replace BEFORE INSERT ON action_index
@@ -452,3 +448,22 @@ CREATE TRIGGER archived_stubs_no_update BEFORE UPDATE ON archived_stubs
 BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
 CREATE TRIGGER archived_stubs_no_delete BEFORE DELETE ON archived_stubs
 BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
+CREATE TRIGGER archives_no_replace BEFORE INSERT ON archives
+WHEN EXISTS (SELECT 1 FROM archives WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'archives is append-only: a row is never replaced'); END;
+CREATE TRIGGER pruned_events_no_replace BEFORE INSERT ON pruned_events
+WHEN EXISTS (SELECT 1 FROM pruned_events WHERE first_seq = NEW.first_seq OR last_seq = NEW.last_seq)
+BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only: a row is never replaced'); END;
+CREATE TRIGGER archived_stubs_no_replace BEFORE INSERT ON archived_stubs
+WHEN EXISTS (SELECT 1 FROM archived_stubs WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only: a row is never replaced'); END;
+CREATE TRIGGER chain_head_no_replace BEFORE INSERT ON chain_head
+WHEN EXISTS (SELECT 1 FROM chain_head)
+BEGIN SELECT RAISE(ABORT, 'the chain head only moves forward: it is never replaced'); END;
+CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+CREATE TRIGGER set_aside_no_replace BEFORE INSERT ON set_aside
+WHEN EXISTS (SELECT 1 FROM set_aside WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only: a row is never replaced'); END;
