@@ -49,6 +49,9 @@ func childMain(mode string) int {
 		keys, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_KEYS"))
 		return sealChild(path, id, keys)
 	}
+	if mode == "openclose" {
+		return openCloseChild(path, id)
+	}
 	if mode == "archive" {
 		return archiveChild(path, os.Getenv("TOLLGATE_CHILD_ARCHIVE"))
 	}

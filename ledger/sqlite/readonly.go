@@ -94,27 +94,58 @@ func readMode(path string) (immutable bool, err error) {
 		engine.ErrReadOnly, path, path, path)
 }
 
-// checkWritable refuses, naming the file, a ledger that a writer could
-// not write or that its owner made read-only: without this SQLite would
-// open the file read-only and fail later with a bare "unable to open
-// database file", or, run as root, write a file whose mode says nobody
-// may.
-func checkWritable(path string) error {
-	s, err := statSides(path)
+// checkOwnerReadOnly refuses, before anything is opened, a ledger that
+// stays read-only whatever other processes do: a file on a read-only
+// mount, a file its owner left without write bits (root would otherwise
+// write it), a file this user may not write. None of these changes while
+// processes open and close the ledger. The side files do: SQLite creates
+// them when the first connection opens and removes them when the last
+// closes, so whether they exist or are writable is never asked before
+// the open (a check made then is stale by the time SQLite acts, and
+// called a writable ledger read-only under contention, issue 42).
+// explainReadOnly names their part after a write has failed.
+func checkOwnerReadOnly(path string) error {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
 	}
-	refuse := func(what string, fi fs.FileInfo) error {
-		return fmt.Errorf("%w: ledger %s is read-only: %s (mode %04o); a writing command needs it writable: make it so (chmod u+w), or use a reading command",
-			engine.ErrReadOnly, path, what, fi.Mode().Perm())
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
 	}
 	switch {
 	case onReadOnlyMount(path):
 		return fmt.Errorf("%w: ledger %s is read-only: it is on a read-only file system", engine.ErrReadOnly, path)
-	case noWriteBits(s.file):
-		return refuse("the file has no write permission", s.file)
+	case noWriteBits(fi):
+		return refuseWrite(path, "the file has no write permission", fi)
 	case !mayWrite(path):
-		return refuse("this user may not write the file", s.file)
+		return refuseWrite(path, "this user may not write the file", fi)
+	case noWriteBits(di) || !mayWrite(dir):
+		// A writer creates the -wal and -shm files whenever it is the
+		// first to open the ledger: in this folder it could write only
+		// while another process holds them, which is a race.
+		return refuseWrite(path, "its folder "+dir+", where SQLite creates "+path+"-wal and "+path+"-shm, is not writable", di)
+	}
+	return nil
+}
+
+func refuseWrite(path, what string, fi fs.FileInfo) error {
+	return fmt.Errorf("%w: ledger %s is read-only: %s (mode %04o); a writing command needs it writable: make it so (chmod u+w), or use a reading command",
+		engine.ErrReadOnly, path, what, fi.Mode().Perm())
+}
+
+// explainReadOnly is why a writer's open or write of the ledger at path
+// failed as read-only (cause), asked after the failure: the first thing
+// found that stops this user writing, or cause itself when the files
+// are writable now (a side file that came and went).
+func explainReadOnly(path string, cause error) error {
+	if err := checkOwnerReadOnly(path); err != nil {
+		return fmt.Errorf("%w (%v)", err, cause)
+	}
+	s, err := statSides(path)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", err, cause)
 	}
 	for _, side := range []struct {
 		name string
@@ -122,13 +153,13 @@ func checkWritable(path string) error {
 	}{{"-wal", s.wal}, {"-shm", s.shm}} {
 		if side.fi == nil {
 			if noWriteBits(s.dir) || !mayWrite(filepath.Dir(path)) {
-				return refuse("its folder "+filepath.Dir(path)+", where SQLite must create "+path+side.name+", is not writable", s.dir)
+				return fmt.Errorf("%w (%v)", refuseWrite(path, "its folder "+filepath.Dir(path)+", where SQLite must create "+path+side.name+", is not writable", s.dir), cause)
 			}
 			continue
 		}
 		if noWriteBits(side.fi) || !mayWrite(path+side.name) {
-			return refuse(path+side.name+" is not writable", side.fi)
+			return fmt.Errorf("%w (%v)", refuseWrite(path, path+side.name+" is not writable", side.fi), cause)
 		}
 	}
-	return nil
+	return cause
 }
