@@ -35,7 +35,7 @@ func TestInstallReleaseArchives(t *testing.T) {
 	}
 	out := t.TempDir()
 	cmd := exec.Command("sh", "../scripts/release", out)
-	cmd.Env = append(os.Environ(), "TARGETS="+runtime.GOOS+"/"+runtime.GOARCH, "VERSION=v0.0.0-test")
+	cmd.Env = append(os.Environ(), "TARGETS="+runtime.GOOS+"/"+runtime.GOARCH, "VERSION=v0.0.0-test", "EXTRA_LDFLAGS="+hostPlaces.LDFlags())
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("scripts/release: %v\n%s", err, b)
 	}
