@@ -73,8 +73,9 @@ func (w *witnessArg) path() (string, error) {
 	return ledger.DefaultWitnessPath()
 }
 
-// record writes a head this process saw to the witness file.
-func (w *witnessArg) record(h ledger.Head, by string) error {
+// record writes a head this process saw to the witness file, and to the
+// shared witness unless the ledger is a copy (which it says on stderr).
+func (w *witnessArg) record(c *cmdCtx, h ledger.Head, by string) error {
 	path, err := w.path()
 	if err != nil {
 		return err
@@ -86,6 +87,11 @@ func (w *witnessArg) record(h ledger.Head, by string) error {
 	// Operators feed the shared witness that every guard consults, where
 	// the installer made its folder and this user may write it.
 	_, err = ledger.ShareWitness(h, by, now)
+	var copyErr *ledger.CopyError
+	if errors.As(err, &copyErr) {
+		fmt.Fprintf(c.env.Stderr, "tollgate %s: note: %s\n", by, safetext.Escape(copyErr.Error()))
+		return nil
+	}
 	return err
 }
 
@@ -121,7 +127,7 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := f.record(h, "console"); err != nil {
+	if err := f.record(c, h, "console"); err != nil {
 		return 0, err
 	}
 	// The console reopens the ledger as named, not by its Path: a
@@ -824,7 +830,7 @@ func runVerify(ctx context.Context, c *cmdCtx, f *verifyFlags) (int, error) {
 		code := ExitOK
 		if !rep.OK() || proof != nil && !proof.OK() {
 			code = ExitError
-		} else if err := f.record(rep.Head(), "verify"); err != nil {
+		} else if err := f.record(c, rep.Head(), "verify"); err != nil {
 			// Only a head that verified is witnessed: a witness must never
 			// vouch for a chain that did not hold.
 			return answer{}, err
@@ -933,7 +939,7 @@ func runBackup(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	return runWith(c, s, func(s Ledger) (answer, error) {
 		h, err := s.Backup(ctx, c.pos[0])
 		if err == nil {
-			err = f.record(h, "backup")
+			err = f.record(c, h, "backup")
 		}
 		return ok(map[string]any{"backup": c.pos[0], "ok": true, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash, "exit_code": ExitOK}, func(w io.Writer) {
 			fmt.Fprintf(w, "backup written to %s (%d events, head %s)\n", safetext.Escape(c.pos[0]), h.Seq, h.Hash)
