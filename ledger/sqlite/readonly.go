@@ -54,7 +54,10 @@ func (s sides) frozen(path string) bool {
 // readMode decides how a reader opens the ledger at path so that it
 // creates no file and sees every committed row:
 //
-//   - both side files exist: as SQLite's read-only connection (mode=ro),
+//   - both side files exist, the log holds no rows and nothing can write:
+//     immutable (as below), whoever owns the side files;
+//   - both side files exist and this user may read them: as SQLite's
+//     read-only connection (mode=ro),
 //     which since 3.22 reads a log and index it cannot write, and sees
 //     writers' commits as they happen;
 //   - a side file is missing, the log holds no rows and nothing can
@@ -74,10 +77,27 @@ func readMode(path string) (immutable bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if s.wal != nil && s.shm != nil {
-		return false, nil
-	}
 	logRows := s.wal != nil && s.wal.Size() > 0
+	if s.wal != nil && s.shm != nil {
+		// With no rows in the log and nothing able to write, the file
+		// alone is the whole ledger: read it so, touching neither side
+		// file (a writer's 0600 ones another user cannot open, issue 42,
+		// and which SQLite would otherwise open and may re-create).
+		if !logRows && s.frozen(path) {
+			return true, nil
+		}
+		if mayRead(path+"-wal") && mayRead(path+"-shm") {
+			return false, nil
+		}
+		if logRows {
+			return false, fmt.Errorf("%w: ledger %s has rows in its write-ahead log %s-wal (%d bytes, mode %04o), which this user may not read, so reading the file alone would miss them; "+
+				"read it as the log's owner, or have the owner make the side files readable (chmod a+r %s-wal %s-shm) or open and close the ledger once with a writing command (which folds the log into the file)",
+				engine.ErrReadOnly, path, path, s.wal.Size(), s.wal.Mode().Perm(), path, path)
+		}
+		return false, fmt.Errorf("%w: ledger %s can still be written, and this user may not read its %s-wal and %s-shm files (modes %04o, %04o), without which a reader cannot see a writer's commits safely; "+
+			"read it as their owner, or have the owner make them readable (chmod a+r)",
+			engine.ErrReadOnly, path, path, path, s.wal.Mode().Perm(), s.shm.Mode().Perm())
+	}
 	frozen := s.frozen(path)
 	switch {
 	case !logRows && frozen:
