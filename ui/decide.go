@@ -277,7 +277,9 @@ func (m *Model) reportAction(a actionMsg) {
 			refused = append(refused, key+": "+why)
 			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
 		case d.Decision == ledger.DecisionApproved && d.State == ledger.StatePending:
-			// One vote of a quorum: the action is still pending.
+			// One vote of a quorum: the action is still pending, and the
+			// vote that completes it, another operator's, is news.
+			m.voted[a.keys[i]] = d.Operator
 			text := key + ": " + quorumText(d)
 			votes = append(votes, text)
 			m.log.add(now, sevInfo, a.action+" vote recorded for "+text)
