@@ -90,6 +90,11 @@ type Model struct {
 	// pending, with the name it voted as: their decision by another
 	// operator is news, and its own votes are not.
 	voted map[string]string
+	// noticeKeys are the keys this console's own message line is about
+	// (its votes short of a quorum): it is taken down when one of them
+	// leaves Pending, so that it never outlives the key's change.
+	noticeKeys []string
+	noticeText string // the message noticeKeys belong to, while shown
 	// votesSeen is the newest vote id announced or skipped (-1 before the
 	// first snapshot, which only learns it).
 	votesSeen int64
@@ -428,6 +433,12 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	}
 	m.detail.setActiveEpoch(msg.epoch)
 	gone := m.leftPending(msg.pending)
+	for _, k := range m.noticeKeys {
+		if m.notice == m.noticeText && slices.Contains(gone, k) {
+			m.notice, m.noticeKeys = shownKey(k)+" left Pending", nil
+			break
+		}
+	}
 	why := m.whyGone(gone)
 	m.announceVotes(msg, gone)
 	if msg.query != m.query() {

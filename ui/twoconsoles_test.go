@@ -66,3 +66,25 @@ func TestTwoConsolesAnnounceEachOthersVotes(t *testing.T) {
 	requireGolden(t, view)
 	final(t, bob)
 }
+
+// TestOwnVoteMessageGoesWhenTheKeyExpires: this console's "waiting for
+// one more" about a key is taken down when the key leaves Pending with
+// no decision (its approval expired), not left promising a quorum.
+func TestOwnVoteMessageGoesWhenTheKeyExpires(t *testing.T) {
+	f := newFixture(t)
+	if _, err := f.s.SetPolicy(ctx, approvals.Rule{Pattern: "refund", Mode: approvals.Approval, TTL: time.Hour, Approvers: 2}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	f.guard("refund:1", "refund", "refund 10 EUR", "refund-bot")
+	tm := f.console(80, 24, false, "alice")
+	waitFor(t, tm, "refund 10 EUR")
+	tm.Send(press("a"))
+	waitFor(t, tm, "Approve 1 action?")
+	tm.Send(press("enter"))
+	waitFor(t, tm, "refund:1: 1 of 2 approvals (alice); waiting for one more")
+	f.clock.Add(2 * time.Hour) // the approval expired
+	waitWithin(t, tm, "refund:1 left Pending", slowdown*3*time.Second)
+	if m := finalModel(t, tm); strings.Contains(m.notice, "waiting for one more") {
+		t.Fatalf("the message outlived the key's expiry: %q", m.notice)
+	}
+}
