@@ -83,7 +83,7 @@ func runArchive(ctx context.Context, c *cmdCtx, f *archiveFlags) (int, error) {
 		}
 		// The checkpoint is a head an operator saw: witnessed, so that a
 		// copy of the ledger from before it reads as a rollback.
-		if err := f.record(res.Checkpoint, "archive"); err != nil {
+		if err := f.record(c, res.Checkpoint, "archive"); err != nil {
 			return answer{}, err
 		}
 		return ok(map[string]any{"archive": res, "settled_before": before.UTC(), "ok": true, "exit_code": ExitOK}, func(w io.Writer) {

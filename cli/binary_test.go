@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/opkeys"
+
 	"github.com/tollgate-dev/tollgate/internal/benchledger"
 	"github.com/tollgate-dev/tollgate/ledger"
 )
@@ -24,20 +27,30 @@ var bin string
 
 // TestMain builds the tollgate binary once; every test drives it as a
 // subprocess, the way agents and scripts do.
+// The binary, and this process, use a temporary folder's shared witness
+// and anchor, and the run fails if it touched the host's (hostguard).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tollgate-cli")
-	if err != nil {
-		panic(err)
-	}
-	bin = filepath.Join(dir, "tollgate")
-	if err := goBuild(bin, ".."); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := pgtest.Main(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+		hostPlaces = p
+	}, func() int {
+		dir, err := os.MkdirTemp("", "tollgate-cli")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		bin = filepath.Join(dir, "tollgate")
+		if err := goBuild(bin, "..", "-ldflags", hostPlaces.LDFlags()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return pgtest.Main(m)
+	}))
 }
+
+// hostPlaces are this run's stand-ins for the host's shared witness and
+// anchor: every binary a test builds is built with them.
+var hostPlaces hostguard.Places
 
 // goBuild builds a static binary the way the README installs one for
 // agent hosts (CGO_ENABLED=0: the whole stack is pure Go).

@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/exitcode"
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
@@ -172,6 +172,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	retryFor := global.Duration("retry-for", -1, "how long to ride out a transient fault before exiting 75 (default $TOLLGATE_RETRY_FOR, else 30s)")
 	attempt := global.Duration("attempt-timeout", -1, "how long one attempt may wait for the database before it is abandoned and retried (default $TOLLGATE_ATTEMPT_TIMEOUT, else 10s)")
 	help := global.Bool("help", false, "show help")
+	version := global.Bool("version", false, "print the version, the commit and whether its tree was modified")
 	global.BoolVar(help, "h", false, "show help")
 	onceFlags(global)
 	if err := global.Parse(args); err != nil {
@@ -188,6 +189,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	name = "console"
 	if len(rest) > 0 {
 		name, rest = rest[0], rest[1:]
+	}
+	if *version {
+		name, rest = "version", nil
 	}
 	if name == "help" {
 		topUsage(env.Stdout)
@@ -335,10 +339,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // writeJSON prints v as one line of JSON in which every character that
 // could act on a terminal or hide text is escaped as \uXXXX: Go's
-// encoder already escapes C0, <, > and &, but writes DEL, C1 controls
-// and format characters (zero-width, bidi overrides) raw.
+// encoder already escapes C0, but writes DEL, C1 controls and format
+// characters (zero-width, bidi overrides) raw. '<', '>' and '&' are
+// written as themselves (no HTML escaping: nobody reads this in a page).
 func writeJSON(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
+	b, _ := jsonout.Marshal(v)
 	w.Write(append(safetext.EscapeJSON(b), '\n'))
 }
 

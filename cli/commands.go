@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/exitcode"
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/safetext"
@@ -18,7 +18,7 @@ import (
 
 var commandOrder = []string{"console", "demo", "record", "guard", "report", "status", "show", "list", "approve", "reject",
 	"reconcile", "policy set", "policy list", "policy test", "epoch activate", "epoch show", "operator init", "operators add", "operators list",
-	"operators remove", "agents allow", "agents revoke", "agents list", "agents token", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate"}
+	"operators remove", "agents allow", "agents revoke", "agents list", "agents token", "mcp serve", "mcp proxy", "watch", "verify", "doctor", "export", "backup", "archive", "migrate", "version"}
 
 func commands() map[string]command {
 	cs := []command{
@@ -57,6 +57,7 @@ func commands() map[string]command {
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),
 		define("archive", "--settled-before DATE|DURATION --to FILE [--witness FILE]", "move settled actions, with every fact proving them, into an archive ledger; keep each key's digest and final state", bindArchive, runArchive),
+		define[noFlags]("version", "", "print the version, the commit and whether its tree was modified (also tollgate --version)", nil, runVersion),
 		define("migrate", "[--from FILE]", "create the ledger or upgrade its schema; --from copies an SQLite ledger into an empty PostgreSQL one", bindMigrate, runMigrate),
 	}
 	cs = append(cs, setupCommands()...)
@@ -76,8 +77,9 @@ func (w *witnessArg) path() (string, error) {
 	return ledger.DefaultWitnessPath()
 }
 
-// record writes a head this process saw to the witness file.
-func (w *witnessArg) record(h ledger.Head, by string) error {
+// record writes a head this process saw to the witness file, and to the
+// shared witness unless the ledger is a copy (which it says on stderr).
+func (w *witnessArg) record(c *cmdCtx, h ledger.Head, by string) error {
 	path, err := w.path()
 	if err != nil {
 		return err
@@ -89,6 +91,11 @@ func (w *witnessArg) record(h ledger.Head, by string) error {
 	// Operators feed the shared witness that every guard consults, where
 	// the installer made its folder and this user may write it.
 	_, err = ledger.ShareWitness(h, by, now)
+	var copyErr *ledger.CopyError
+	if errors.As(err, &copyErr) {
+		fmt.Fprintf(c.env.Stderr, "tollgate %s: note: %s\n", by, safetext.Escape(copyErr.Error()))
+		return nil
+	}
 	return err
 }
 
@@ -124,7 +131,7 @@ func runConsole(ctx context.Context, c *cmdCtx, f *consoleFlags) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := f.record(h, "console"); err != nil {
+	if err := f.record(c, h, "console"); err != nil {
 		return 0, err
 	}
 	// The console reopens the ledger as named, not by its Path: a
@@ -724,7 +731,7 @@ func explainText(ex *approvals.Explain) string {
 		s += " if " + safetext.Escape(ex.Condition)
 	}
 	if len(ex.Read) > 0 {
-		b, _ := json.Marshal(ex.Read)
+		b, _ := jsonout.Marshal(ex.Read)
 		s += " read " + safetext.Escape(string(b))
 	}
 	if ex.Error != "" && ex.FailedRule != 0 {
@@ -891,7 +898,7 @@ func runVerify(ctx context.Context, c *cmdCtx, f *verifyFlags) (int, error) {
 		code := ExitOK
 		if !rep.OK() || proof != nil && !proof.OK() {
 			code = ExitError
-		} else if err := f.record(rep.Head(), "verify"); err != nil {
+		} else if err := f.record(c, rep.Head(), "verify"); err != nil {
 			// Only a head that verified is witnessed: a witness must never
 			// vouch for a chain that did not hold.
 			return answer{}, err
@@ -1003,7 +1010,7 @@ func runBackup(ctx context.Context, c *cmdCtx, f *witnessArg) (int, error) {
 	return runWith(c, s, func(s Ledger) (answer, error) {
 		h, err := s.Backup(ctx, c.pos[0])
 		if err == nil {
-			err = f.record(h, "backup")
+			err = f.record(c, h, "backup")
 		}
 		return ok(map[string]any{"backup": c.pos[0], "ok": true, "ledger_id": h.LedgerID, "events": h.Seq, "chain_head": h.Hash, "exit_code": ExitOK}, func(w io.Writer) {
 			fmt.Fprintf(w, "backup written to %s (%d events, head %s)\n", safetext.Escape(c.pos[0]), h.Seq, h.Hash)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -258,7 +259,7 @@ func checkInvocation(inv docInvocation, specs map[string]cmdSpec) []string {
 			if !hasValue && len(words) > 1 {
 				words = words[1:]
 			}
-		case name == "help" || name == "h":
+		case name == "help" || name == "h" || name == "version":
 		default:
 			bad = append(bad, fmt.Sprintf("%s: tollgate has no global flag --%s", inv.where, name))
 		}
@@ -395,7 +396,7 @@ func TestDocsMatchTheCLI(t *testing.T) {
 		}
 		// A flag named alone ("`--guard-reads` guards them too") must be
 		// some command's.
-		var known []string
+		known := []string{"version"} // the one global flag without a value
 		for _, s := range specs {
 			for _, f := range s.flags {
 				known = append(known, f.name)
@@ -514,4 +515,30 @@ func TestDocsMatchTheCLI(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPostgresDocStatesTheSchema: docs/postgresql.md names the schema
+// version the newest embedded migration makes, so the page never says
+// an old one.
+func TestPostgresDocStatesTheSchema(t *testing.T) {
+	files, err := filepath.Glob("../ledger/postgres/migrations/*.sql")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no migrations: %v", err)
+	}
+	newest := 0
+	for _, f := range files {
+		n, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		newest = max(newest, n)
+	}
+	b, err := os.ReadFile("../docs/postgresql.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	if want := fmt.Sprintf("this schema is version %d;", newest); !strings.Contains(text, want) {
+		t.Fatalf("docs/postgresql.md does not say %q", want)
+	}
 }

@@ -44,6 +44,7 @@ var examples = map[string]string{
 	"backup":           "tollgate backup /var/backups/tollgate/ledger-2026-06-01.db",
 	"archive":          "tollgate archive --settled-before 365d --to /var/lib/tollgate/archive-2026.db",
 	"migrate":          "tollgate --db postgres://tollgate@db-1/tollgate migrate --from ~/.local/share/tollgate/ledger.db",
+	"version":          "tollgate version --json",
 	"completion":       "source <(tollgate completion bash)",
 }
 

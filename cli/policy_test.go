@@ -35,6 +35,10 @@ func TestContextPolicyFromTheShell(t *testing.T) {
 	if m := r.json(t); m["rule"].(map[string]any)["read"].(map[string]any)["context.amount"] != 49.99 {
 		t.Fatalf("guard does not say what the rule read: %s", r.stdout)
 	}
+	// JSON for a person or a program, not a web page: no HTML escaping.
+	if !strings.Contains(r.stdout, `"context.amount <= 50"`) || strings.Contains(r.stdout, `\u003c`) {
+		t.Fatalf("guard --json escapes the condition as HTML: %s", r.stdout)
+	}
 	want(t, run(t, db, "", refund("refund:large", `{"amount": 7000}`)...), cli.ExitRetry)
 	want(t, run(t, db, "", refund("refund:pii", `{"amount": 1, "flags": ["pii_export"]}`)...), cli.ExitDenied)
 	c := run(t, db, "", refund("refund:small", `{"amount": 60}`)...)

@@ -35,7 +35,7 @@ func TestInstallReleaseArchives(t *testing.T) {
 	}
 	out := t.TempDir()
 	cmd := exec.Command("sh", "../scripts/release", out)
-	cmd.Env = append(os.Environ(), "TARGETS="+runtime.GOOS+"/"+runtime.GOARCH, "VERSION=v0.0.0-test")
+	cmd.Env = append(os.Environ(), "TARGETS="+runtime.GOOS+"/"+runtime.GOARCH, "VERSION=v0.0.0-test", "EXTRA_LDFLAGS="+hostPlaces.LDFlags())
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("scripts/release: %v\n%s", err, b)
 	}
@@ -69,6 +69,9 @@ func TestInstallReleaseArchives(t *testing.T) {
 		tg := filepath.Join(dir, "tollgate")
 		if b, err := exec.Command(tg, "--help").Output(); err != nil || !strings.Contains(string(b), "Usage: tollgate") {
 			t.Fatalf("%s: tollgate --help: %v\n%s", name, err, b)
+		}
+		if b, err := exec.Command(tg, "--version").Output(); err != nil || !strings.HasPrefix(string(b), "tollgate v0.0.0-test ") {
+			t.Fatalf("%s: tollgate --version: %v\n%s", name, err, b)
 		}
 		b, _ := exec.Command(tg, "console", "--db", filepath.Join(t.TempDir(), "l.db")).CombinedOutput()
 		if agent := strings.HasSuffix(name, "-agent.tar.gz"); agent != strings.Contains(string(b), "this build has no console") {

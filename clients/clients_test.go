@@ -9,13 +9,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 )
 
 // buildTollgate builds the binary the clients run, once per test.
 func buildTollgate(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tollgate")
-	cmd := exec.Command("go", "build", "-o", bin, "..")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tollgate")
+	// Its shared witness and anchor are this test's, never the host's.
+	places := hostguard.Places{Witness: filepath.Join(dir, "var-lib-tollgate", "witness"), Anchor: filepath.Join(dir, "etc-tollgate", "operators")}
+	cmd := exec.Command("go", "build", "-ldflags", places.LDFlags(), "-o", bin, "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build tollgate: %v\n%s", err, out)

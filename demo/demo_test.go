@@ -14,11 +14,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+	}, func() int { return pgtest.Main(m) }))
+}
 
 // TestDemoFillsEveryView runs the simulated agents headless, sped up, and
 // checks that each console view has something to show.
@@ -162,5 +168,22 @@ func TestDemoRemovesItsFolderOnSignal(t *testing.T) {
 				t.Fatalf("after %v the demo left %v behind (%v):\n%s", sig, left, err, out.String())
 			}
 		})
+	}
+}
+
+// TestDemoNeverWritesTheSharedWitness: with the shared witness's folder
+// in place (as an install makes it; here the run's stand-in), the demo's
+// scratch ledger, whose operator acts are signed, adds no head to it.
+func TestDemoNeverWritesTheSharedWitness(t *testing.T) {
+	if err := os.MkdirAll(filepath.Dir(ledger.SystemWitnessPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(filepath.Dir(ledger.SystemWitnessPath))
+	if err := Run(context.Background(), Options{DB: filepath.Join(t.TempDir(), "demo.db"), Operator: "alice", Headless: 500 * time.Millisecond, Speed: 0.1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(ledger.SystemWitnessPath); err == nil {
+		b, _ := os.ReadFile(ledger.SystemWitnessPath)
+		t.Fatalf("the demo wrote the shared witness:\n%s", b)
 	}
 }

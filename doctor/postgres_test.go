@@ -9,11 +9,17 @@ import (
 	"testing"
 
 	"github.com/tollgate-dev/tollgate/doctor"
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+	}, func() int { return pgtest.Main(m) }))
+}
 
 // catalogWrites counts, as the superuser reads the ACLs themselves (not
 // through has_table_privilege, as doctor does), the direct write grants

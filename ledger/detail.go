@@ -221,7 +221,7 @@ func detailFrom(k *keyRows, now int64, d *Detail) {
 	d.Archive = k.archive
 	if t := keyTableNamed("set_aside"); t != nil {
 		for _, r := range k.facts["set_aside"] {
-			d.Forged = append(d.Forged, fmt.Sprintf("%s row %s set aside by %s when the real decision was made: no event committed it; evidence of tampering",
+			d.Forged = append(d.Forged, fmt.Sprintf("%s row %s set aside by %s when the real vote or decision was made: no event committed it; evidence of tampering",
 				r.str(t, "fact_table"), r.str(t, "row_json"), r.str(t, "operator")))
 		}
 	}
@@ -321,7 +321,10 @@ func status(ctx context.Context, tx *Tx, d *Detail) error {
 	}
 	d.dropForged(d.Events)
 	if k.needsProofs() {
-		return decisionProofs(ctx, tx, d, nil)
+		if err := decisionProofs(ctx, tx, d, nil); err != nil {
+			return err
+		}
+		d.dropForgedVotes()
 	}
 	return nil
 }

@@ -8,12 +8,12 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash"
 	"io"
 	"strings"
 
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -337,6 +337,7 @@ func (x *exporter) read(ctx context.Context, tx *Tx, after string, first bool) (
 			if err := decisionProofs(ctx, tx, &b.details[i], x.reg); err != nil {
 				return b, err
 			}
+			b.details[i].dropForgedVotes()
 		}
 	}
 	return b, nil
@@ -396,7 +397,7 @@ func (x *exporter) line(k *keyRows, d Detail) error {
 // and zero-width) are written as \uXXXX, which a JSON parser reads back
 // as the same character.
 func (x *exporter) write(v any) error {
-	b, err := json.Marshal(v)
+	b, err := jsonout.Marshal(v)
 	if err != nil {
 		return err
 	}

@@ -700,19 +700,36 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 			d.Approvers = int(n)
 		}
 		// Only votes their events commit count; one inserted by hand is
-		// evidence, not a vote.
-		votes, err := queryRows(ctx, tx, "SELECT operator, decision FROM votes v WHERE action_key = ?"+
-			" AND EXISTS (SELECT 1 FROM events ev WHERE ev.fact_table = 'votes' AND ev.fact_row = CAST(v.id AS TEXT))", []any{key},
-			func(r *sql.Rows, v *[2]string) error { return r.Scan(&v[0], &v[1]) })
+		// evidence, not a vote. One that holds this operator's slot is
+		// set aside before the real vote is stored (forgedVote).
+		type voteRow struct {
+			id                 int64
+			operator, decision string
+			nameKey            string
+			committed          bool
+		}
+		votes, err := queryRows(ctx, tx, "SELECT id, operator, decision, name_key,"+
+			" EXISTS (SELECT 1 FROM events ev WHERE ev.fact_table = 'votes' AND ev.fact_row = CAST(v.id AS TEXT))"+
+			" FROM votes v WHERE action_key = ?", []any{key},
+			func(r *sql.Rows, v *voteRow) error {
+				return r.Scan(&v.id, &v.operator, &v.decision, &v.nameKey, &v.committed)
+			})
 		if err != nil {
 			return nil, err
 		}
+		var forgedVote int64
 		for _, v := range votes {
-			req.Voted = append(req.Voted, v[0])
-			if v[1] == string(DecisionApproved) {
+			if !v.committed {
+				if v.nameKey == approvals.NameKey(op) {
+					forgedVote = v.id
+				}
+				continue
+			}
+			req.Voted = append(req.Voted, v.operator)
+			if v.decision == string(DecisionApproved) {
 				d.Approvals++
 			}
-			replay = replay || (voted && approvals.NameKey(v[0]) == approvals.NameKey(op) && v[1] == string(decision))
+			replay = replay || (voted && approvals.NameKey(v.operator) == approvals.NameKey(op) && v.decision == string(decision))
 		}
 		if replay {
 			if req.Decided != "" {
@@ -734,6 +751,11 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 			fence, err = logFence(ctx, tx, k, epoch, digest, op,
 				fmt.Sprintf("admitted under epoch %q, not the active epoch %s: it can get no permit, so it cannot be decided", k.Epoch, epoch), now)
 			return nil, err
+		}
+		if forgedVote != 0 {
+			if err := setAsideForgedVote(ctx, tx, key, forgedVote, op, now); err != nil {
+				return nil, err
+			}
 		}
 		vote, err := insertFact(ctx, tx, "votes", "action_key, decision, operator, name_key, reason, at_ms",
 			key, string(decision), op, approvals.NameKey(op), reason, now)
@@ -790,8 +812,23 @@ func (s *Store) decide(ctx context.Context, key, operator string, decision Decis
 // may insert a decision, so a row there was forged by the schema's owner
 // and is refused as an integrity failure, with nothing written.
 func setAsideForged(ctx context.Context, tx *Tx, key, op string, now int64) error {
-	t := factTableNamed("decisions")
-	vals, err := scanFact(tx.QueryRowContext(ctx, "SELECT "+t.cols+" FROM decisions WHERE action_key = ?", key), t.ncols())
+	return setAside(ctx, tx, key, "decisions", "action_key = ?", key, "a decisions row", op, now)
+}
+
+// setAsideForgedVote frees an operator's vote slot on a request (one
+// vote per operator) when a votes row that no event commits holds it,
+// as setAsideForged does for the decision: a forged vote never blocks the
+// real operator's vote.
+func setAsideForgedVote(ctx context.Context, tx *Tx, key string, id int64, op string, now int64) error {
+	return setAside(ctx, tx, key, "votes", "id = ?", id, fmt.Sprintf("a votes row (id %d)", id), op, now)
+}
+
+// setAside moves the one row of table that where selects to set_aside,
+// committed by its own event, and deletes it (SQLite only; on
+// PostgreSQL an integrity failure naming the row, nothing written).
+func setAside(ctx context.Context, tx *Tx, key, table, where string, arg any, what, op string, now int64) error {
+	t := factTableNamed(table)
+	vals, err := scanFact(tx.QueryRowContext(ctx, "SELECT "+t.cols+" FROM "+table+" WHERE "+where, arg), t.ncols())
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -799,7 +836,7 @@ func setAsideForged(ctx context.Context, tx *Tx, key, op string, now int64) erro
 		return err
 	}
 	if tx.server {
-		return integrityError("key %s: a decisions row that no event commits occupies its decision; nothing was stored", key)
+		return integrityError("key %s: %s that no event commits occupies the slot of %s; nothing was stored (only the schema's owner can have written it)", key, what, op)
 	}
 	row := map[string]any{}
 	for i, c := range strings.Split(t.cols, ", ") {
@@ -809,18 +846,18 @@ func setAsideForged(ctx context.Context, tx *Tx, key, op string, now int64) erro
 	if err != nil {
 		return err
 	}
-	ref, err := insertFact(ctx, tx, "set_aside", "action_key, fact_table, row_json, operator, at_ms", key, "decisions", string(j), op, now)
+	ref, err := insertFact(ctx, tx, "set_aside", "action_key, fact_table, row_json, operator, at_ms", key, table, string(j), op, now)
 	if err != nil {
 		return err
 	}
-	if err := appendEvent(ctx, tx, key, evSetAside, op, map[string]any{"table": "decisions", "why": "no event commits it"}, now, &ref); err != nil {
+	if err := appendEvent(ctx, tx, key, evSetAside, op, map[string]any{"table": table, "why": "no event commits it"}, now, &ref); err != nil {
 		return err
 	}
-	restore, err := suspendAppendOnly(ctx, tx, "decisions")
+	restore, err := suspendAppendOnly(ctx, tx, table)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM decisions WHERE action_key = ?", key); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE "+where, arg); err != nil {
 		return err
 	}
 	return restore()

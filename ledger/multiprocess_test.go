@@ -13,16 +13,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // TestMain lets the test binary act as a separate agent process: the
 // multi-process tests re-execute it with TOLLGATE_CHILD set.
+// The shared witness and the anchor are a temporary folder's, for the
+// children too, and the run fails if it touched the host's (hostguard).
 func TestMain(m *testing.M) {
-	if mode := os.Getenv("TOLLGATE_CHILD"); mode != "" {
-		os.Exit(childMain(mode))
-	}
-	os.Exit(pgtest.Main(m))
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+	}, func() int {
+		if mode := os.Getenv("TOLLGATE_CHILD"); mode != "" {
+			return childMain(mode)
+		}
+		return pgtest.Main(m)
+	}))
 }
 
 type childResult struct {
@@ -48,6 +56,9 @@ func childMain(mode string) int {
 	if mode == "seal" {
 		keys, _ := strconv.Atoi(os.Getenv("TOLLGATE_CHILD_KEYS"))
 		return sealChild(path, id, keys)
+	}
+	if mode == "openclose" {
+		return openCloseChild(path, id)
 	}
 	if mode == "archive" {
 		return archiveChild(path, os.Getenv("TOLLGATE_CHILD_ARCHIVE"))

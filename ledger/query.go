@@ -377,6 +377,26 @@ func (d *Detail) dropForged(events []Event) {
 	d.Decision = nil
 }
 
+// dropForgedVotes takes out of the votes each one that no event commits
+// (inserted by hand): it is shown as forged, with its row id, and counts
+// toward nothing, so no one is told a quorum is nearer than it is. The
+// one vote a ledger older than schema 6 shows (its decision, no row id)
+// stays.
+func (d *Detail) dropForgedVotes() {
+	kept := d.Votes[:0]
+	for _, v := range d.Votes {
+		if v.id != "" && v.seq == 0 {
+			d.Forged = append(d.Forged, fmt.Sprintf("votes row id=%s (%s by %q): no event commits it; evidence of tampering, not a vote", v.id, v.Decision, v.Operator))
+			continue
+		}
+		kept = append(kept, v)
+	}
+	d.Votes = kept
+	if d.Decision != nil {
+		d.Decision.Approvals = d.Approvals()
+	}
+}
+
 // ReportRow is one stored report.
 type ReportRow struct {
 	Outcome Outcome   `json:"outcome"`

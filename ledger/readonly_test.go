@@ -106,9 +106,18 @@ func TestReadOnlyChild(t *testing.T) {
 // nobody in mode on path.
 func asNobody(t *testing.T, bin, mode, path string, keys int) roResult {
 	t.Helper()
+	return asUser(t, nobody, bin, mode, path, keys)
+}
+
+// otherUser is a user who neither owns the layouts nor is root.
+const otherUser = 54321
+
+// asUser runs this test binary as uid in mode on path.
+func asUser(t *testing.T, uid uint32, bin, mode, path string, keys int) roResult {
+	t.Helper()
 	cmd := exec.Command(bin, "-test.run=^TestReadOnlyChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), readOnlyEnv+"="+mode, "TOLLGATE_CHILD_DB="+path, fmt.Sprintf("TOLLGATE_CHILD_KEYS=%d", keys), "HOME=/")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
 	cmd.Dir = "/"
 	out, err := cmd.Output()
 	if err != nil {
@@ -157,16 +166,22 @@ func TestReadOnlyLayouts(t *testing.T) {
 		name      string
 		file, dir os.FileMode
 		sides     string // "none", "left" (an empty -wal and a -shm), "live" (rows in -wal), "wal only"
+		// sideMode is the side files' mode when not the file's: a
+		// writer's 0600 files beside a file made 0444; the layout is
+		// then also read as a user who is neither its owner nor root.
+		sideMode os.FileMode
 	}{
-		{"owner froze file and folder", 0o400, 0o500, "none"},
-		{"owner froze file, side files and folder", 0o400, 0o500, "left"},
-		{"owner froze it while a process had it open", 0o400, 0o500, "live"},
-		{"0444 file in a 0755 folder", 0o444, 0o755, "none"},
-		{"0444 file and side files in a 0755 folder", 0o444, 0o755, "left"},
-		{"0444 file open elsewhere in a 0755 folder", 0o444, 0o755, "live"},
-		{"writable file in a 0500 folder", 0o600, 0o500, "none"},
-		{"log with rows but no index, frozen", 0o400, 0o500, "wal only"},
-		{"log with rows but no index, 0444", 0o444, 0o755, "wal only"},
+		{"owner froze file and folder", 0o400, 0o500, "none", 0},
+		{"owner froze file, side files and folder", 0o400, 0o500, "left", 0},
+		{"owner froze it while a process had it open", 0o400, 0o500, "live", 0},
+		{"0444 file in a 0755 folder", 0o444, 0o755, "none", 0},
+		{"0444 file and side files in a 0755 folder", 0o444, 0o755, "left", 0},
+		{"0444 file open elsewhere in a 0755 folder", 0o444, 0o755, "live", 0},
+		{"writable file in a 0500 folder", 0o600, 0o500, "none", 0},
+		{"log with rows but no index, frozen", 0o400, 0o500, "wal only", 0},
+		{"log with rows but no index, 0444", 0o444, 0o755, "wal only", 0},
+		{"a reader's layout: 0444 file, the writer's 0600 side files, 0555 folder", 0o444, 0o555, "left", 0o600},
+		{"the same with rows in the log", 0o444, 0o555, "live", 0o600},
 	}
 	base := t.TempDir()
 	// The other user must reach the layouts and run the test binary.
@@ -194,6 +209,9 @@ func TestReadOnlyLayouts(t *testing.T) {
 			names, _ := filepath.Glob(path + "*")
 			for _, n := range names {
 				os.Chmod(n, l.file)
+				if l.sideMode != 0 && n != path {
+					os.Chmod(n, l.sideMode)
+				}
 			}
 			os.Chmod(dir, l.dir)
 			t.Cleanup(func() { os.Chmod(dir, 0o700) })
@@ -218,6 +236,22 @@ func TestReadOnlyLayouts(t *testing.T) {
 			check("root", readAll(path, keys))
 			if bin != "" {
 				check("owner", asNobody(t, bin, "read", path, keys))
+			}
+			if bin != "" && l.sideMode != 0 {
+				// Another user: the file alone, immutable, when the log
+				// is empty; a refusal saying why and what to do when the
+				// log holds rows it may not read. Nothing is created.
+				r := asUser(t, otherUser, bin, "read", path, keys)
+				if l.sides == "live" {
+					if !r.ReadOnly || !strings.Contains(r.Err, path+"-wal") || !strings.Contains(r.Err, "chmod a+r") {
+						t.Errorf("other user: read = %+v; want a refusal naming the log it may not read and what to do", r)
+					}
+				} else if r.Err != "" || len(r.Keys) != keys || r.Listed != keys || r.Verified != int64(keys) {
+					t.Errorf("other user: read = %+v; want %d keys listed and verified", r, keys)
+				}
+				if after := folder(t, dir); !slices.Equal(after, before) {
+					t.Errorf("other user: reading changed the folder:\n before %v\n after  %v", before, after)
+				}
 			}
 			checkWrite := func(who string, r roResult) {
 				t.Helper()

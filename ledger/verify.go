@@ -543,6 +543,9 @@ func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 // to name what differs. (Reading thirty columns of every row cost more
 // than joining them.) PostgreSQL judges every row whole.
 func verifyIndex(ctx context.Context, tx *Tx, rep *VerifyReport) error {
+	if err := verifyIndexOrder(ctx, tx, rep); err != nil { // the id column (verify_index.go)
+		return err
+	}
 	if tx.onServer() {
 		if err := judgeIndexRows(ctx, tx, rep, ""); err != nil {
 			return err

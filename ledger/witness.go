@@ -212,11 +212,21 @@ func ShareWitness(h Head, by string, at time.Time) (bool, error) {
 	return shareWitnessAt(SystemWitnessPath, h, by, at)
 }
 
-// shareWitnessAt is ShareWitness for the witness at path.
+// shareWitnessAt is ShareWitness for the witness at path. A head of a
+// copy (a ledger file at another path than the one the witness follows
+// for its id) is not added: it would say the real ledger was rolled back
+// and take it out of service for every agent (issue 42). Guard still
+// judges any file of that id by the newest head of the real one, so an
+// old copy restored elsewhere gets nothing.
 func shareWitnessAt(path string, h Head, by string, at time.Time) (bool, error) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return false, nil
+	}
+	if heads, _, err := ReadWitness(path); err == nil {
+		if followed := followedPath(heads, h.LedgerID); isFilePath(h.Path) && followed != "" && followed != h.Path {
+			return false, &CopyError{LedgerID: h.LedgerID, Path: h.Path, Followed: followed}
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o664)
 	if errors.Is(err, fs.ErrPermission) {
@@ -230,6 +240,38 @@ func shareWitnessAt(path string, h Head, by string, at time.Time) (bool, error) 
 	// owner can change its mode, so a failure here is not one.
 	_ = f.Chmod(0o664)
 	return true, writeWitnessLine(f, h, by, at)
+}
+
+// CopyError is a head the shared witness did not take because its ledger
+// file is a copy: the witness follows the ledger of that id at another
+// path.
+type CopyError struct {
+	LedgerID, Path, Followed string
+}
+
+// Error implements error.
+func (e *CopyError) Error() string {
+	return fmt.Sprintf("ledger %s at %s is a copy: the shared witness follows this ledger at %s, so nothing was written to it (the ledger there stays in service)",
+		e.LedgerID, e.Path, e.Followed)
+}
+
+// followedPath is the path the shared witness follows for ledger id: the
+// file path of the first of its heads that names one, "" when none does.
+// Moving a ledger on purpose is an operator's step, as a swap is: the old
+// witness is moved aside.
+func followedPath(heads []Head, id string) string {
+	for _, h := range heads {
+		if h.LedgerID == id && isFilePath(h.Path) {
+			return h.Path
+		}
+	}
+	return ""
+}
+
+// isFilePath reports whether a witness location is a file's path, not a
+// PostgreSQL location (which each operator's URL spells differently).
+func isFilePath(loc string) bool {
+	return loc != "" && !strings.Contains(loc, "://") && !strings.Contains(loc, "=")
 }
 
 // witnessAct appends the head after an operator's act (a rule, an epoch,

@@ -19,7 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 var ctx = context.Background()
@@ -32,7 +34,9 @@ func TestMain(m *testing.M) {
 		runUpstream(count)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+	}, m.Run))
 }
 
 type emailArgs struct {

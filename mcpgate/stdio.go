@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
 
@@ -32,7 +33,7 @@ const parseError = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":
 // code; any other code-0 error the SDK writes goes out as -32603.
 // Stdin and stdout are not closed when the session ends.
 func Stdio(in io.Reader, out io.Writer) mcp.Transport {
-	w := &lockedWriter{w: out}
+	w := &lockedWriter{w: jsonout.Writer(out)} // no HTML escaping in what a client reads
 	return &mcp.IOTransport{Reader: &lineFilter{r: bufio.NewReader(in), w: w}, Writer: w, MaxLineLength: MaxLine}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/exitcode"
+	"github.com/tollgate-dev/tollgate/internal/jsonout"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
@@ -166,7 +167,7 @@ func refuse(w http.ResponseWriter, t ProblemType, code int, format string, args 
 // writeJSON writes v as one JSON document, escaped as the CLI escapes
 // its --json output (C0, DEL, C1 and format characters as \uXXXX).
 func writeJSON(w http.ResponseWriter, status int, contentType string, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonout.Marshal(v) // as --json prints it: < > & unescaped
 	if err != nil {
 		status, contentType = http.StatusInternalServerError, "application/problem+json"
 		b, _ = json.Marshal(map[string]any{"type": ProblemError, "title": "Error", "status": status, "error": "encoding the answer failed", "exit_code": exitcode.Error})

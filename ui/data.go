@@ -83,7 +83,11 @@ type (
 		// deadline), whatever the view: a key that leaves them without
 		// this console deciding it is announced in every view.
 		pending []string
-		err     error
+		// votes are the votes cast since the last snapshot's newestVote
+		// (none on the first, which only learns where to start).
+		votes      []ledger.VoteNews
+		newestVote int64
+		err        error
 	}
 	pageMsg struct {
 		query
@@ -191,7 +195,7 @@ func rowItem(r ledger.Row) item {
 // active view in one go. A scanned list (scanning) is not re-read: its
 // scan starts once the counts say how far it goes, and a refresh reads
 // only the rows above its top (above; 0 before it started).
-func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit int, above int64) func() snapshotMsg {
+func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit int, above, votesAfter int64) func() snapshotMsg {
 	return func() snapshotMsg {
 		ctx, cancel := context.WithTimeout(pctx, 10*time.Second)
 		defer cancel()
@@ -220,7 +224,10 @@ func snapshotCmd(pctx context.Context, s Ledger, q query, operator string, limit
 		if msg.err != nil {
 			return msg
 		}
-		msg.pending, msg.err = pendingKeys(ctx, s, q, msg.items)
+		if msg.pending, msg.err = pendingKeys(ctx, s, q, msg.items); msg.err != nil {
+			return msg
+		}
+		msg.votes, msg.newestVote, msg.err = s.VotesAfter(ctx, votesAfter, pendingWatch)
 		return msg
 	}
 }

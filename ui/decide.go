@@ -259,7 +259,7 @@ func more(n int) string {
 // short of its quorum (the action still pending), not recorded because
 // the operator stopped waiting, or refused.
 func (m *Model) reportAction(a actionMsg) {
-	var refused, done, votes, stopped []string
+	var refused, done, votes, stopped, noticeKeys []string
 	now := m.opt.Now()
 	for i, err := range a.errs {
 		m.acted[a.keys[i]] = true
@@ -277,7 +277,10 @@ func (m *Model) reportAction(a actionMsg) {
 			refused = append(refused, key+": "+why)
 			m.log.add(now, sevError, a.action+" refused for "+key+": "+safetext.Escape(err.Error()))
 		case d.Decision == ledger.DecisionApproved && d.State == ledger.StatePending:
-			// One vote of a quorum: the action is still pending.
+			// One vote of a quorum: the action is still pending, and the
+			// vote that completes it, another operator's, is news.
+			m.voted[a.keys[i]] = d.Operator
+			noticeKeys = append(noticeKeys, a.keys[i])
 			text := key + ": " + quorumText(d)
 			votes = append(votes, text)
 			m.log.add(now, sevInfo, a.action+" vote recorded for "+text)
@@ -299,7 +302,8 @@ func (m *Model) reportAction(a actionMsg) {
 	if len(stopped) > 0 {
 		parts = append(parts, fmt.Sprintf("stopped waiting: %s %s not recorded", a.action, strings.Join(stopped, ", ")))
 	}
-	m.notice = strings.Join(parts, " · ")
+	m.notice, m.noticeKeys = strings.Join(parts, " · "), noticeKeys
+	m.noticeText = m.notice
 	m.lastErr = ""
 	if len(refused) > 0 {
 		m.lastErr = fmt.Sprintf("%d refused: %s · L shows the full text", len(refused), strings.Join(refused, "; "))

@@ -28,6 +28,7 @@ type Ledger interface {
 	// second: a store that now reads another ledger is said at once.
 	Head(ctx context.Context) (ledger.Head, error)
 	Status(ctx context.Context, key string) (ledger.Detail, error)
+	VotesAfter(ctx context.Context, after int64, limit int) ([]ledger.VoteNews, int64, error)
 	Briefs(ctx context.Context, keys []string) ([]ledger.Brief, error)
 	Approve(ctx context.Context, key, operator, reason string) (ledger.Decision, error)
 	Reject(ctx context.Context, key, operator, reason string) (ledger.Decision, error)

@@ -86,6 +86,18 @@ type Model struct {
 	showLog  bool
 	// acted are the keys this console decided: their change is not news.
 	acted map[string]bool
+	// voted are the keys this console cast a vote on that left them
+	// pending, with the name it voted as: their decision by another
+	// operator is news, and its own votes are not.
+	voted map[string]string
+	// noticeKeys are the keys this console's own message line is about
+	// (its votes short of a quorum): it is taken down when one of them
+	// leaves Pending, so that it never outlives the key's change.
+	noticeKeys []string
+	noticeText string // the message noticeKeys belong to, while shown
+	// votesSeen is the newest vote id announced or skipped (-1 before the
+	// first snapshot, which only learns it).
+	votesSeen int64
 	// pending are the keys pending at the last snapshot (nil before the
 	// first), told those already announced as decided elsewhere.
 	pending, told map[string]bool
@@ -152,7 +164,7 @@ func New(opt Options) (*Model, error) {
 	km := DefaultKeyMap()
 	km.SetReadOnly(opt.ReadOnly)
 	m := &Model{opt: opt, store: opt.Store, watcher: w, styles: &st, keys: &km, helpv: newHelpView(&st, &km), filter: newFilterBar(&km),
-		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, told: map[string]bool{}, wall: time.Now}
+		detail: newDetailView(&st, &km), ident: newIdentity(opt.Store.Path()), width: 80, height: 24, roKeys: DefaultKeyMap(), log: newMsgLog(&st, &km), acted: map[string]bool{}, voted: map[string]string{}, votesSeen: -1, told: map[string]bool{}, wall: time.Now}
 	for v := viewID(0); v < viewCount; v++ {
 		m.views[v] = newListView(v, &st, &km, opt.Store.Now)
 	}
@@ -232,7 +244,7 @@ func (m *Model) snapshot() tea.Cmd {
 	if sc := m.list().scan; sc != nil && !sc.running {
 		above = sc.top
 	}
-	f := snapshotCmd(m.opt.Context, m.store, m.query(), m.opt.Operator, limit, above)
+	f := snapshotCmd(m.opt.Context, m.store, m.query(), m.opt.Operator, limit, above, m.votesSeen)
 	return func() tea.Msg { return f() }
 }
 
@@ -421,7 +433,14 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	}
 	m.detail.setActiveEpoch(msg.epoch)
 	gone := m.leftPending(msg.pending)
+	for _, k := range m.noticeKeys {
+		if m.notice == m.noticeText && slices.Contains(gone, k) {
+			m.notice, m.noticeKeys = shownKey(k)+" left Pending", nil
+			break
+		}
+	}
 	why := m.whyGone(gone)
+	m.announceVotes(msg, gone)
 	if msg.query != m.query() {
 		return tea.Batch(m.snapshot(), why, bell)
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/ledger"
 	"github.com/tollgate-dev/tollgate/safetext"
 )
@@ -33,7 +35,7 @@ func (m *Model) leftPending(keys []string) []string {
 	}
 	var gone []string
 	for k := range m.pending {
-		if !now[k] && !m.told[k] && !m.acted[k] {
+		if !now[k] && !m.told[k] && m.news(k) {
 			gone = append(gone, k)
 		}
 	}
@@ -42,26 +44,71 @@ func (m *Model) leftPending(keys []string) []string {
 	return gone
 }
 
+// news reports whether a change of key is news to this console: it did
+// not decide it, though it may have cast a vote short of the quorum,
+// which another operator's vote then completed.
+func (m *Model) news(key string) bool {
+	_, voted := m.voted[key]
+	return !m.acted[key] || voted
+}
+
+// announceVotes says each vote another operator cast since the last
+// snapshot on a key still pending, as its rejections and decisions are
+// (a vote that decided its key is said by whyGone, with the decision),
+// and learns where the next snapshot starts.
+func (m *Model) announceVotes(msg snapshotMsg, gone []string) {
+	first := m.votesSeen < 0
+	m.votesSeen = max(m.votesSeen, msg.newestVote)
+	if first {
+		return
+	}
+	var said []string
+	for _, v := range msg.votes {
+		mine := approvals.SameName(v.Operator, m.opt.Operator) || approvals.SameName(v.Operator, m.voted[v.Key])
+		if mine || slices.Contains(gone, v.Key) || m.told[v.Key] || !m.pending[v.Key] {
+			continue
+		}
+		text := fmt.Sprintf("%s: %s by %s at %s; still pending", shownKey(v.Key), voteWord(v.Decision), safetext.Escape(v.Operator), when(v.At))
+		m.log.add(m.opt.Now(), sevInfo, text)
+		said = append(said, text)
+	}
+	if len(said) > 0 {
+		line := said[0]
+		if len(said) > 1 {
+			line += fmt.Sprintf(" (and %d more: L)", len(said)-1)
+		}
+		m.notice, m.lastErr = line, ""
+	}
+}
+
+// voteWord names a vote: "an approval" or "a rejection".
+func voteWord(d ledger.DecisionKind) string {
+	if d == ledger.DecisionRejected {
+		return "a rejection"
+	}
+	return "an approval"
+}
+
 // whyGone looks up keys that left Pending without this console acting on
 // them, whatever the view, and says who decided them and when.
 func (m *Model) whyGone(keys []string) tea.Cmd {
 	var ask []string
 	for _, k := range keys {
-		if !m.acted[k] && len(ask) < 20 {
+		if m.news(k) && len(ask) < 20 {
 			ask = append(ask, k)
 		}
 	}
 	if len(ask) == 0 {
 		return nil
 	}
-	s, ctx := m.store, m.opt.Context
+	s, ctx, voted := m.store, m.opt.Context, maps.Clone(m.voted)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		var out decidedMsg
 		for _, k := range ask {
 			d, err := s.Status(ctx, k)
-			if err == nil && d.Decision != nil {
+			if err == nil && d.Decision != nil && !approvals.SameName(d.Decision.Operator, voted[k]) {
 				out = append(out, decided{k, fmt.Sprintf("%s was %s by %s at %s", shownKey(k), d.Decision.Decision, safetext.Escape(d.Decision.Operator), when(d.Decision.At))})
 			}
 		}

@@ -23,8 +23,10 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/internal/testdata"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 )
 
 // pkgDir is the package folder; tests chdir into their ledger's folder so
@@ -32,12 +34,16 @@ import (
 var pkgDir string
 
 func TestMain(m *testing.M) {
-	if path := os.Getenv(lockHolderEnv); path != "" {
-		os.Exit(holdLockChild(path)) // this binary re-run as another writer
-	}
-	lipgloss.SetColorProfile(termenv.Ascii)
-	pkgDir, _ = os.Getwd()
-	os.Exit(m.Run())
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+	}, func() int {
+		if path := os.Getenv(lockHolderEnv); path != "" {
+			return holdLockChild(path) // this binary re-run as another writer
+		}
+		lipgloss.SetColorProfile(termenv.Ascii)
+		pkgDir, _ = os.Getwd()
+		return m.Run()
+	}))
 }
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}`)

@@ -54,7 +54,10 @@ func (s sides) frozen(path string) bool {
 // readMode decides how a reader opens the ledger at path so that it
 // creates no file and sees every committed row:
 //
-//   - both side files exist: as SQLite's read-only connection (mode=ro),
+//   - both side files exist, the log holds no rows and nothing can write:
+//     immutable (as below), whoever owns the side files;
+//   - both side files exist and this user may read them: as SQLite's
+//     read-only connection (mode=ro),
 //     which since 3.22 reads a log and index it cannot write, and sees
 //     writers' commits as they happen;
 //   - a side file is missing, the log holds no rows and nothing can
@@ -74,10 +77,27 @@ func readMode(path string) (immutable bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if s.wal != nil && s.shm != nil {
-		return false, nil
-	}
 	logRows := s.wal != nil && s.wal.Size() > 0
+	if s.wal != nil && s.shm != nil {
+		// With no rows in the log and nothing able to write, the file
+		// alone is the whole ledger: read it so, touching neither side
+		// file (a writer's 0600 ones another user cannot open, issue 42,
+		// and which SQLite would otherwise open and may re-create).
+		if !logRows && s.frozen(path) {
+			return true, nil
+		}
+		if mayRead(path+"-wal") && mayRead(path+"-shm") {
+			return false, nil
+		}
+		if logRows {
+			return false, fmt.Errorf("%w: ledger %s has rows in its write-ahead log %s-wal (%d bytes, mode %04o), which this user may not read, so reading the file alone would miss them; "+
+				"read it as the log's owner, or have the owner make the side files readable (chmod a+r %s-wal %s-shm) or open and close the ledger once with a writing command (which folds the log into the file)",
+				engine.ErrReadOnly, path, path, s.wal.Size(), s.wal.Mode().Perm(), path, path)
+		}
+		return false, fmt.Errorf("%w: ledger %s can still be written, and this user may not read its %s-wal and %s-shm files (modes %04o, %04o), without which a reader cannot see a writer's commits safely; "+
+			"read it as their owner, or have the owner make them readable (chmod a+r)",
+			engine.ErrReadOnly, path, path, path, s.wal.Mode().Perm(), s.shm.Mode().Perm())
+	}
 	frozen := s.frozen(path)
 	switch {
 	case !logRows && frozen:
@@ -94,27 +114,58 @@ func readMode(path string) (immutable bool, err error) {
 		engine.ErrReadOnly, path, path, path)
 }
 
-// checkWritable refuses, naming the file, a ledger that a writer could
-// not write or that its owner made read-only: without this SQLite would
-// open the file read-only and fail later with a bare "unable to open
-// database file", or, run as root, write a file whose mode says nobody
-// may.
-func checkWritable(path string) error {
-	s, err := statSides(path)
+// checkOwnerReadOnly refuses, before anything is opened, a ledger that
+// stays read-only whatever other processes do: a file on a read-only
+// mount, a file its owner left without write bits (root would otherwise
+// write it), a file this user may not write. None of these changes while
+// processes open and close the ledger. The side files do: SQLite creates
+// them when the first connection opens and removes them when the last
+// closes, so whether they exist or are writable is never asked before
+// the open (a check made then is stale by the time SQLite acts, and
+// called a writable ledger read-only under contention, issue 42).
+// explainReadOnly names their part after a write has failed.
+func checkOwnerReadOnly(path string) error {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
 	}
-	refuse := func(what string, fi fs.FileInfo) error {
-		return fmt.Errorf("%w: ledger %s is read-only: %s (mode %04o); a writing command needs it writable: make it so (chmod u+w), or use a reading command",
-			engine.ErrReadOnly, path, what, fi.Mode().Perm())
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%w: ledger %s: %v", engine.ErrReadOnly, path, err)
 	}
 	switch {
 	case onReadOnlyMount(path):
 		return fmt.Errorf("%w: ledger %s is read-only: it is on a read-only file system", engine.ErrReadOnly, path)
-	case noWriteBits(s.file):
-		return refuse("the file has no write permission", s.file)
+	case noWriteBits(fi):
+		return refuseWrite(path, "the file has no write permission", fi)
 	case !mayWrite(path):
-		return refuse("this user may not write the file", s.file)
+		return refuseWrite(path, "this user may not write the file", fi)
+	case noWriteBits(di) || !mayWrite(dir):
+		// A writer creates the -wal and -shm files whenever it is the
+		// first to open the ledger: in this folder it could write only
+		// while another process holds them, which is a race.
+		return refuseWrite(path, "its folder "+dir+", where SQLite creates "+path+"-wal and "+path+"-shm, is not writable", di)
+	}
+	return nil
+}
+
+func refuseWrite(path, what string, fi fs.FileInfo) error {
+	return fmt.Errorf("%w: ledger %s is read-only: %s (mode %04o); a writing command needs it writable: make it so (chmod u+w), or use a reading command",
+		engine.ErrReadOnly, path, what, fi.Mode().Perm())
+}
+
+// explainReadOnly is why a writer's open or write of the ledger at path
+// failed as read-only (cause), asked after the failure: the first thing
+// found that stops this user writing, or cause itself when the files
+// are writable now (a side file that came and went).
+func explainReadOnly(path string, cause error) error {
+	if err := checkOwnerReadOnly(path); err != nil {
+		return fmt.Errorf("%w (%v)", err, cause)
+	}
+	s, err := statSides(path)
+	if err != nil {
+		return fmt.Errorf("%w (%v)", err, cause)
 	}
 	for _, side := range []struct {
 		name string
@@ -122,13 +173,13 @@ func checkWritable(path string) error {
 	}{{"-wal", s.wal}, {"-shm", s.shm}} {
 		if side.fi == nil {
 			if noWriteBits(s.dir) || !mayWrite(filepath.Dir(path)) {
-				return refuse("its folder "+filepath.Dir(path)+", where SQLite must create "+path+side.name+", is not writable", s.dir)
+				return fmt.Errorf("%w (%v)", refuseWrite(path, "its folder "+filepath.Dir(path)+", where SQLite must create "+path+side.name+", is not writable", s.dir), cause)
 			}
 			continue
 		}
 		if noWriteBits(side.fi) || !mayWrite(path+side.name) {
-			return refuse(path+side.name+" is not writable", side.fi)
+			return fmt.Errorf("%w (%v)", refuseWrite(path, path+side.name+" is not writable", side.fi), cause)
 		}
 	}
-	return nil
+	return cause
 }

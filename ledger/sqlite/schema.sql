@@ -1,4 +1,4 @@
--- tollgate schema version 16
+-- tollgate schema version 20
 CREATE TABLE intents (
     action_key TEXT PRIMARY KEY, payload_sha256 TEXT NOT NULL,
     status TEXT NOT NULL CHECK(status = 'recorded'));
@@ -153,14 +153,6 @@ CREATE TABLE pruned_events (
     last_hash  TEXT NOT NULL CHECK(length(last_hash) = 64 AND last_hash NOT GLOB '*[^0-9a-f]*'),
     archive_id INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE set_aside (
-    id         INTEGER PRIMARY KEY,
-    action_key TEXT NOT NULL,
-    fact_table TEXT NOT NULL CHECK(fact_table = 'decisions'),
-    row_json   TEXT NOT NULL CHECK(length(row_json) <= 20000),
-    operator   TEXT NOT NULL,
-    at_ms      INTEGER NOT NULL
-) STRICT;
 CREATE TABLE "action_index" (
     id          INTEGER NOT NULL UNIQUE,
     action_key  TEXT NOT NULL PRIMARY KEY,
@@ -238,6 +230,43 @@ CREATE TABLE archived_stubs (
     context_sha256 TEXT NOT NULL DEFAULT ''
         CHECK(context_sha256 = '' OR (length(context_sha256) = 64 AND context_sha256 NOT GLOB '*[^0-9a-f]*'))
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE "set_aside" (
+    id         INTEGER PRIMARY KEY,
+    action_key TEXT NOT NULL,
+    fact_table TEXT NOT NULL CHECK(fact_table IN ('decisions', 'votes')),
+    row_json   TEXT NOT NULL CHECK(length(row_json) <= 20000),
+    operator   TEXT NOT NULL,
+    at_ms      INTEGER NOT NULL
+) STRICT;
+CREATE TABLE agent_tokens (
+    id        INTEGER PRIMARY KEY,
+    token_id  TEXT NOT NULL CHECK(length(token_id) = 16 AND token_id NOT GLOB '*[^0-9a-f]*'),
+    action    TEXT NOT NULL CHECK(action IN ('create', 'revoke')),
+    name      TEXT NOT NULL CHECK(length(name) BETWEEN 1 AND 200),
+    name_key  TEXT NOT NULL CHECK(length(name_key) > 0),
+    scope     TEXT NOT NULL CHECK(scope IN ('agent', 'operator')),
+    digest    TEXT NOT NULL CHECK((action = 'create' AND length(digest) = 64 AND digest NOT GLOB '*[^0-9a-f]*') OR (action = 'revoke' AND digest = '')),
+    operator  TEXT NOT NULL CHECK(length(operator) > 0),
+    at_ms     INTEGER NOT NULL,
+    UNIQUE(token_id, action)
+) STRICT;
+CREATE TABLE principal_names (
+    id        INTEGER PRIMARY KEY,
+    who       TEXT NOT NULL CHECK(length(who) BETWEEN 1 AND 200),
+    who_key   TEXT NOT NULL CHECK(length(who_key) > 0),
+    agent     TEXT NOT NULL CHECK(length(agent) BETWEEN 1 AND 200),
+    agent_key TEXT NOT NULL CHECK(length(agent_key) > 0),
+    action    TEXT NOT NULL CHECK(action IN ('allow', 'revoke')),
+    operator  TEXT NOT NULL CHECK(length(operator) > 0),
+    at_ms     INTEGER NOT NULL
+) STRICT;
+CREATE TABLE permit_attempts (
+    action_key     TEXT PRIMARY KEY,
+    permit_id      TEXT NOT NULL,
+    agent          TEXT NOT NULL,
+    attempt_sha256 TEXT NOT NULL CHECK(length(attempt_sha256) = 64 AND attempt_sha256 NOT GLOB '*[^0-9a-f]*'),
+    at_ms          INTEGER NOT NULL
+) STRICT;
 INSERT INTO "chain_head" VALUES(1,0,'0000000000000000000000000000000000000000000000000000000000000000');
 CREATE INDEX conflicts_key ON conflicts(action_key);
 CREATE INDEX policy_rules_pattern ON policy_rules(pattern, id);
@@ -246,11 +275,12 @@ CREATE INDEX reports_key ON reports(action_key, id);
 CREATE INDEX fenced_key ON fenced(action_key);
 CREATE INDEX report_refusals_key ON report_refusals(action_key, id);
 CREATE UNIQUE INDEX signatures_once ON signatures(signature);
-CREATE INDEX set_aside_key ON set_aside(action_key, id);
 CREATE INDEX action_index_open ON action_index(stage, deadline_ms)
     WHERE stage IN ('pending', 'approved', 'executing', 'uncertain');
 CREATE INDEX events_key ON events(action_key, seq);
 CREATE INDEX events_fact ON events(fact_table, fact_row);
+CREATE INDEX set_aside_key ON set_aside(action_key, id);
+CREATE INDEX principal_names_pair ON principal_names(who_key, agent_key, id);
 CREATE VIEW archived_keys(action_key, archive_id, state, result, context_sha256) AS
 SELECT action_key, archive_id,
     CASE state WHEN 0 THEN 'denied' WHEN 1 THEN 'rejected' WHEN 2 THEN 'expired'
@@ -390,10 +420,6 @@ CREATE TRIGGER pruned_events_no_update BEFORE UPDATE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
 CREATE TRIGGER pruned_events_no_delete BEFORE DELETE ON pruned_events
 BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only'); END;
-CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
-BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
-CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
-BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
 CREATE TRIGGER action_index_no_delete BEFORE DELETE ON action_index
 BEGIN SELECT RAISE(ABORT, 'action_index rows are never deleted'); END;
 CREATE TRIGGER action_index_no_replace BEFORE INSERT ON action_index
@@ -452,3 +478,43 @@ CREATE TRIGGER archived_stubs_no_update BEFORE UPDATE ON archived_stubs
 BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
 CREATE TRIGGER archived_stubs_no_delete BEFORE DELETE ON archived_stubs
 BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only'); END;
+CREATE TRIGGER archives_no_replace BEFORE INSERT ON archives
+WHEN EXISTS (SELECT 1 FROM archives WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'archives is append-only: a row is never replaced'); END;
+CREATE TRIGGER pruned_events_no_replace BEFORE INSERT ON pruned_events
+WHEN EXISTS (SELECT 1 FROM pruned_events WHERE first_seq = NEW.first_seq OR last_seq = NEW.last_seq)
+BEGIN SELECT RAISE(ABORT, 'pruned_events is append-only: a row is never replaced'); END;
+CREATE TRIGGER archived_stubs_no_replace BEFORE INSERT ON archived_stubs
+WHEN EXISTS (SELECT 1 FROM archived_stubs WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'archived_keys is append-only: a row is never replaced'); END;
+CREATE TRIGGER chain_head_no_replace BEFORE INSERT ON chain_head
+WHEN EXISTS (SELECT 1 FROM chain_head)
+BEGIN SELECT RAISE(ABORT, 'the chain head only moves forward: it is never replaced'); END;
+CREATE TRIGGER set_aside_no_update BEFORE UPDATE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+CREATE TRIGGER set_aside_no_delete BEFORE DELETE ON set_aside
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only'); END;
+CREATE TRIGGER set_aside_no_replace BEFORE INSERT ON set_aside
+WHEN EXISTS (SELECT 1 FROM set_aside WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'set_aside is append-only: a row is never replaced'); END;
+CREATE TRIGGER agent_tokens_no_update BEFORE UPDATE ON agent_tokens
+BEGIN SELECT RAISE(ABORT, 'agent_tokens is append-only'); END;
+CREATE TRIGGER agent_tokens_no_delete BEFORE DELETE ON agent_tokens
+BEGIN SELECT RAISE(ABORT, 'agent_tokens is append-only'); END;
+CREATE TRIGGER agent_tokens_no_replace BEFORE INSERT ON agent_tokens
+WHEN EXISTS (SELECT 1 FROM agent_tokens WHERE id = NEW.id OR (token_id = NEW.token_id AND action = NEW.action))
+BEGIN SELECT RAISE(ABORT, 'agent_tokens is append-only: a row is never replaced'); END;
+CREATE TRIGGER principal_names_no_update BEFORE UPDATE ON principal_names
+BEGIN SELECT RAISE(ABORT, 'principal_names is append-only'); END;
+CREATE TRIGGER principal_names_no_delete BEFORE DELETE ON principal_names
+BEGIN SELECT RAISE(ABORT, 'principal_names is append-only'); END;
+CREATE TRIGGER principal_names_no_replace BEFORE INSERT ON principal_names
+WHEN EXISTS (SELECT 1 FROM principal_names WHERE id = NEW.id)
+BEGIN SELECT RAISE(ABORT, 'principal_names is append-only: a row is never replaced'); END;
+CREATE TRIGGER permit_attempts_no_update BEFORE UPDATE ON permit_attempts
+BEGIN SELECT RAISE(ABORT, 'permit_attempts is append-only'); END;
+CREATE TRIGGER permit_attempts_no_delete BEFORE DELETE ON permit_attempts
+BEGIN SELECT RAISE(ABORT, 'permit_attempts is append-only'); END;
+CREATE TRIGGER permit_attempts_no_replace BEFORE INSERT ON permit_attempts
+WHEN EXISTS (SELECT 1 FROM permit_attempts WHERE action_key = NEW.action_key)
+BEGIN SELECT RAISE(ABORT, 'permit_attempts is append-only: a row is never replaced'); END;

@@ -57,6 +57,9 @@ type Engine struct {
 	w    *sql.DB // one connection, BEGIN IMMEDIATE
 	r    *sql.DB // readers, query_only
 	q    *writerQueue
+	// writer: opened by a writing command, whose read-only failures are
+	// explained (explainReadOnly) once they happen.
+	writer bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -90,11 +93,11 @@ func Open(ctx context.Context, path string, opt Options) (*Engine, error) {
 		}
 	}
 	if !opt.ReadOnly {
-		if err := checkWritable(path); err != nil {
+		if err := checkOwnerReadOnly(path); err != nil {
 			return nil, err
 		}
 	}
-	e := &Engine{path: path}
+	e := &Engine{path: path, writer: !opt.ReadOnly}
 	if err := e.openPools(ctx, opt); err != nil {
 		e.Close()
 		return nil, err
@@ -291,8 +294,13 @@ func (e *Engine) MapError(err error) error {
 		return fmt.Errorf("%w: %v", engine.ErrBusy, err)
 	case code&0xff == sqlite3.SQLITE_NOTADB:
 		return fmt.Errorf("%w: %v", engine.ErrNotLedger, err)
-	case code&0xff == sqlite3.SQLITE_READONLY, code&0xff == sqlite3.SQLITE_FULL,
-		code&0xff == sqlite3.SQLITE_CANTOPEN, code&0xff == sqlite3.SQLITE_PERM:
+	case code&0xff == sqlite3.SQLITE_READONLY, code&0xff == sqlite3.SQLITE_CANTOPEN, code&0xff == sqlite3.SQLITE_PERM:
+		if e.writer {
+			// Asked now that it failed, never before (checkOwnerReadOnly).
+			return explainReadOnly(e.path, fmt.Errorf("%w: %v", engine.ErrReadOnly, err))
+		}
+		return fmt.Errorf("%w: %v", engine.ErrReadOnly, err)
+	case code&0xff == sqlite3.SQLITE_FULL:
 		return fmt.Errorf("%w: %v", engine.ErrReadOnly, err)
 	case code&0xff == sqlite3.SQLITE_IOERR:
 		return e.explainIO(err, code == sqlite3.SQLITE_IOERR_SHORT_READ)
