@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,10 +13,9 @@ import (
 // (issue 42: from a sqlite3 shell on SQLite; on PostgreSQL only the
 // schema's owner can write one) is evidence, not a vote. It changes no
 // state anyone is told, is shown as forged with its row id, and never
-// stops a real operator: on SQLite the operator whose slot it holds
-// votes anyway (the row is set aside, committed by its own event); on
-// PostgreSQL that vote is refused as an integrity failure naming the row,
-// nothing stored, and every other operator's vote goes through.
+// stops a real operator: the operator whose slot it holds votes anyway
+// (the row is set aside, committed by its own event; on PostgreSQL the
+// owner's function removes it from votes, schema 35).
 func TestForgedVoteNeverBlocksTheOperator(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
@@ -65,15 +63,6 @@ func TestForgedVoteNeverBlocksTheOperator(t *testing.T) {
 			setAside := tc.nameKey == "alice" || tc.nameKey == "bob"
 			for i, op := range []string{"alice", "bob"} {
 				dec, err := s.Approve(ctx, "refund:y", op, "checked")
-				if onPostgres && op == tc.nameKey {
-					if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), fmt.Sprintf("votes row (id %d)", id)) {
-						t.Fatalf("%s's vote over an owner's forged row: %v, want an integrity failure naming it", op, err)
-					}
-					if d, _ := s.Status(ctx, "refund:y"); d.State != StatePending || len(d.Votes) != i {
-						t.Fatalf("a refused vote changed the key: %s %+v", d.State, d.Votes)
-					}
-					return
-				}
 				want := StatePending
 				if i == 1 {
 					want = StateApproved
@@ -89,7 +78,9 @@ func TestForgedVoteNeverBlocksTheOperator(t *testing.T) {
 			if err != nil || len(d.Votes) != 2 || d.Decision == nil || d.Decision.Approvals != 2 {
 				t.Fatalf("status: votes %+v decision %+v (%v)", d.Votes, d.Decision, err)
 			}
-			if !strings.Contains(strings.Join(d.Forged, "\n"), "votes") {
+			if !onPostgres && !strings.Contains(strings.Join(d.Forged, "\n"), "votes") {
+				// (PostgreSQL's status does not read set_aside: kept, and
+				// proven by verify, below.)
 				t.Fatalf("the forgery is no longer shown: %q", d.Forged)
 			}
 			rep, err := s.Verify(ctx)
