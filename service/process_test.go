@@ -26,8 +26,10 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
+	"github.com/tollgate-dev/tollgate/internal/hostguard"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"github.com/tollgate-dev/tollgate/ledger"
+	"github.com/tollgate-dev/tollgate/opkeys"
 	"github.com/tollgate-dev/tollgate/service"
 )
 
@@ -36,25 +38,33 @@ var bin string
 // TestMain builds the tollgate binary once: the process tests run it as
 // the server and as the agents, as a deployment does.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "tollgate-service")
-	if err != nil {
-		panic(err)
-	}
-	os.Chmod(dir, 0o755) // another user runs it in TestSocketAnotherUser
-	bin = filepath.Join(dir, "tollgate")
-	cmd := exec.Command("go", "build", "-o", bin, "..")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := pgtest.Main(m)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	// The server and the agents are built with a temporary folder's shared
+	// witness and anchor, and the run fails if it touched the host's.
+	os.Exit(hostguard.Main(func(p hostguard.Places) {
+		ledger.SystemWitnessPath, opkeys.SystemAnchorPath = p.Witness, p.Anchor
+		hostPlaces = p
+	}, func() int {
+		dir, err := os.MkdirTemp("", "tollgate-service")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o755) // another user runs it in TestSocketAnotherUser
+		bin = filepath.Join(dir, "tollgate")
+		cmd := exec.Command("go", "build", "-ldflags", hostPlaces.LDFlags(), "-o", bin, "..")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+			return 1
+		}
+		return pgtest.Main(m)
+	}))
 }
 
-// testEnv is the environment every process runs with: nothing of the
-// machine's tollgate settings.
+// hostPlaces are this run's stand-ins for the host's shared witness and
+// anchor.
+var hostPlaces hostguard.Places
+
 func testEnv(home string, extra ...string) []string {
 	env := []string{}
 	for _, e := range os.Environ() {
