@@ -38,3 +38,29 @@ func TestDetailNamesTheRule(t *testing.T) {
 		t.Fatal("the context's escape sequence reached the screen")
 	}
 }
+
+// TestDetailMarksTheCallersFields: a context field the caller asserted
+// (the MCP proxy's --caller-context) is marked as the caller's in the
+// detail pane, and a key whose context the transport derived is not.
+func TestDetailMarksTheCallersFields(t *testing.T) {
+	view := func(context string) string {
+		f := newFixture(t)
+		if _, err := f.s.SetPolicy(ctx, approvals.Rule{Pattern: "invoice", Mode: approvals.Approval, TTL: time.Hour}, "root"); err != nil {
+			t.Fatal(err)
+		}
+		cx, err := ledger.ParseContext([]byte(context))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.s.Guard(ctx, "invoice:i1", ledger.Payload{Kind: "invoice", Target: "acme", Body: "9 EUR"}, ledger.GuardOptions{Agent: "bot", Context: cx}); err != nil {
+			t.Fatal(err)
+		}
+		return f.model(120, 40, nil).View()
+	}
+	if v := view(`{"amount": 9, "caller_asserted": ["amount"]}`); !strings.Contains(v, "caller's   amount: asserted by the caller") {
+		t.Fatalf("the caller's field is not marked:\n%s", v)
+	}
+	if v := view(`{"amount": 9}`); strings.Contains(v, "caller's") {
+		t.Fatalf("a derived context is marked as the caller's:\n%s", v)
+	}
+}
