@@ -1,7 +1,6 @@
 package service_test
 
 import (
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -34,14 +33,10 @@ func TestServeWithLedgerTokens(t *testing.T) {
 	_, bot2 := token("bot-2")
 	_, ops := token("ops", "--scope", "operator")
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	startServer(t, db, home, "--listen", addr)
-	url := "http://" + addr
+	// Port 0: the server takes a free port and says which, so no other
+	// run can hold the one this test would have chosen.
+	srv := startServer(t, db, home, "--listen", "127.0.0.1:0")
+	url := "http://" + srv.addrs[0]
 	guard := func(secret, key string, extra ...string) result {
 		return agent(t, home, []string{"TOLLGATE_URL=" + url, "TOLLGATE_TOKEN=" + secret}, nil,
 			append([]string{"guard", key, "--kind", "refund", "--target", "t", "--body", key, "--json", "--retry-for", "0s"}, extra...)...)
