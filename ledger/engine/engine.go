@@ -149,9 +149,9 @@ type OneCallFlusher interface {
 	FlushSQL() string
 }
 
-// GuardCall is what a guard sends: the key, its payload as the state
-// machine stores it (Canonical is empty when Redacted: only digests are
-// kept), the agent, the context's canonical text and digest, the lease
+// GuardCall is what a guard sends: the key, its payload's canonical text
+// (when Redacted the engine stores only its digests, and PostgreSQL
+// hashes the text to bind them, schema 41), the agent, the context's canonical text and digest, the lease
 // asked for and the permit id the call generated. Retry is set on an
 // attempt after one that may have committed (its answer was lost): the
 // answer then waits, as a commit does, for the ledger's replicas. When

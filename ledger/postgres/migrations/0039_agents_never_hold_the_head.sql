@@ -60,12 +60,24 @@ REVOKE ALL ON FUNCTION tollgate_private.agent_pends() FROM PUBLIC;
 -- pending and answers no pending id (o_unsealed NULL), since it could
 -- not seal them. Their latest text is read back from the catalog, as
 -- schema 23 did, and each replaced statement must occur exactly once.
-DO $$
+-- Replaces, in the latest text of function fn as the catalog holds it,
+-- the statement old, which must occur exactly once, with new, and
+-- re-creates the function (CREATE OR REPLACE keeps its grants). A
+-- migration that changes one statement of a long function uses it rather
+-- than copying the function; schema names the migration in its error.
+CREATE FUNCTION tollgate_private.replace_in_function(p_schema int, p_fn regprocedure, p_old text, p_new text) RETURNS void
+LANGUAGE plpgsql SET search_path = public, pg_temp AS $$
 DECLARE
-    v_def text;
-    r record;
+    v_def text := pg_get_functiondef(p_fn);
 BEGIN
-    FOR r IN SELECT * FROM (VALUES
+    IF (length(v_def) - length(replace(v_def, p_old, ''))) <> length(p_old) THEN
+        RAISE EXCEPTION 'schema %: % does not hold, once, the statement the previous schema wrote: %', p_schema, p_fn, p_old;
+    END IF;
+    EXECUTE replace(v_def, p_old, p_new);
+END $$;
+REVOKE ALL ON FUNCTION tollgate_private.replace_in_function(int, regprocedure, text, text) FROM PUBLIC;
+
+SELECT tollgate_private.replace_in_function(39, t.fn::regprocedure, t.old, t.new) FROM (VALUES
         ('tollgate_private.key_finish(text, text, text, bigint, text[], text[], text[], text[])',
          E'    IF current_setting(''transaction_isolation'') <> ''read committed'' THEN\n        PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;',
          E'    IF tollgate_private.agent_pends() THEN\n        PERFORM 1 WHERE false;\n    ELSIF current_setting(''transaction_isolation'') <> ''read committed'' THEN\n        PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;'),
@@ -94,11 +106,4 @@ BEGIN
         ('tollgate_seal(bigint, bigint)',
          E'(SELECT 1 FROM pending_events WHERE p_through IS NULL OR id <= p_through) THEN',
          E'(SELECT 1 FROM pending_events WHERE p_through IS NULL OR id <= p_through) OR tollgate_agent_only() THEN')
-    ) AS t(fn, old, new) LOOP
-        v_def := pg_get_functiondef(r.fn::regprocedure);
-        IF (length(v_def) - length(replace(v_def, r.old, ''))) <> length(r.old) THEN
-            RAISE EXCEPTION 'schema 39: % does not hold, once, the statement schema 38 wrote: %', r.fn, r.old;
-        END IF;
-        EXECUTE replace(v_def, r.old, r.new);
-    END LOOP;
-END $$;
+    ) AS t(fn, old, new);
