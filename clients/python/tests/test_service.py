@@ -729,6 +729,42 @@ class RetryTest(unittest.TestCase):
         self.assertEqual(s.connections, 2)
         self.assertEqual(s.seen[0][1]["tollgate-attempt"], s.seen[1][1]["tollgate-attempt"])
 
+    def test_threads_take_turns_on_the_connection(self) -> None:
+        s = self.scripted([OK])
+        c = self.client(s.url, retry_for=0)
+        failures: List[BaseException] = []
+
+        def calls() -> None:
+            try:
+                for _ in range(20):
+                    c.request_permit("k:1", kind="e", target="t", body="b")
+            except BaseException as exc:  # noqa: B036 - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=calls) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(failures, [])
+        self.assertEqual((len(s.seen), s.connections), (160, 1))
+
+    def test_forked_child_opens_its_own_connection(self) -> None:
+        s = self.scripted([OK])
+        c = self.client(s.url, retry_for=0)
+        c.epoch()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                code = 0 if c.epoch() is None else 1
+            except BaseException:
+                code = 2
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        c.epoch()
+        self.assertEqual((len(s.seen), s.connections), (3, 2))
+
     def test_answers_that_are_not_the_service(self) -> None:
         s = self.scripted([(200, "text/html", {}, "<html>")])
         with self.assertRaises(TollgateError) as odd:

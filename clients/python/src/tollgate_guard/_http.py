@@ -170,8 +170,9 @@ def _classify_connect(exc: BaseException) -> Exception:
         return _Fatal("%s; a retry will not help" % exc)
     if isinstance(exc, ssl.SSLError) and not isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
         return _Fatal("TLS with the service failed: %s" % exc)
-    if isinstance(exc, (ConnectionRefusedError, FileNotFoundError, socket.gaierror, TimeoutError, OSError)):
-        # A connection that was never made: the request was not sent.
+    if isinstance(exc, OSError):
+        # Refused, no socket, no such host, no route, a timeout: the
+        # connection was never made, so the request was not sent.
         return _NotSent(str(exc) or type(exc).__name__)
     raise exc
 
@@ -203,6 +204,7 @@ class HTTPTransport:
         self.attempt_timeout = attempt_timeout
         self._lock = threading.Lock()
         self._conn: Optional[http.client.HTTPConnection] = None
+        self._pid = os.getpid()
 
     def close(self) -> None:
         """Close the kept-alive connection; the next call opens another."""
@@ -230,6 +232,11 @@ class HTTPTransport:
         first)."""
         timeout = self.attempt_timeout
         with self._lock:
+            if self._pid != os.getpid():
+                # A forked child must not talk on its parent's connection
+                # (their answers would interleave): it opens its own, and
+                # leaves the parent's for the parent.
+                self._conn, self._pid = None, os.getpid()
             for fresh in (False, True):
                 reused = self._conn is not None
                 if not reused:
