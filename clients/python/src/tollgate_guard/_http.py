@@ -238,6 +238,8 @@ class HTTPTransport:
                 # leaves the parent's for the parent.
                 self._conn, self._pid = None, os.getpid()
             for fresh in (False, True):
+                if self._conn is not None and self._conn.sock is None:
+                    self._drop()  # http.client closed it (the answer said so)
                 reused = self._conn is not None
                 if not reused:
                     conn = self._new_connection(timeout)
@@ -248,15 +250,13 @@ class HTTPTransport:
                         raise _classify_connect(exc) from None
                     self._conn = conn
                 conn = self._conn
-                assert conn is not None and conn.sock is not None
+                if conn is None or conn.sock is None:
+                    raise _NotSent("the connection closed as it was made")
                 conn.sock.settimeout(timeout)
                 try:
                     conn.request(method, path, body=body, headers=headers)
                     resp = conn.getresponse()
                     data = resp.read()
-                except ssl.SSLCertVerificationError as exc:
-                    self._drop()
-                    raise _classify_connect(exc) from None
                 except (OSError, http.client.HTTPException) as exc:
                     self._drop()
                     stale = isinstance(exc, (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError,
