@@ -182,9 +182,10 @@ def _shape(result: Any) -> Tuple[str, Optional[int], Dict[str, Any]]:
 @unittest.skipUnless(BIN, "TOLLGATE_BIN is not set: go test ./clients/... builds the binary and sets it")
 class ServiceTest(ServiceCase):
     def test_same_answers_as_the_binary(self) -> None:
-        """Every answer an agent acts on, through the service and through
-        the spawned binary on the same ledger: the same class, exit code
-        and answer fields, so user code cannot tell which it holds."""
+        """Every answer an agent acts on, through the service, through the
+        spawned binary on the same ledger, and through the binary on the
+        service: the same class, exit code and answer fields, so user code
+        cannot tell which it holds."""
         spawned = Client(BIN, db=self.db, env=self.env)
 
         def script(c: Client, tag: str) -> List[Any]:
@@ -223,9 +224,12 @@ class ServiceTest(ServiceCase):
 
         via_service = script(self.client, "svc")
         via_binary = script(spawned, "bin")
+        # The binary given $TOLLGATE_URL goes through the service too.
+        via_both = script(Client(BIN, env=dict(self.env, TOLLGATE_URL=self.server.unix_url)), "both")
         self.assertEqual(len(via_service), len(via_binary))
-        for i, (s, b) in enumerate(zip(via_service, via_binary)):
+        for i, (s, b, sb) in enumerate(zip(via_service, via_binary, via_both)):
             self.assertEqual(_shape(s), _shape(b), "answer %d differs between the service and the binary" % i)
+            self.assertEqual(_shape(s), _shape(sb), "answer %d differs between this client and the binary over the service" % i)
         # What the script met is what it was written to meet.
         self.assertEqual([_shape(r)[0] for r in via_service],
                          ["NoneType", "Permit", "ApprovalPending", "KeyConflict", "dict", "dict", "AlreadySettled", "dict",
