@@ -674,6 +674,14 @@ class RetryTest(unittest.TestCase):
         self.assertGreaterEqual(s.seen[2][0] - s.seen[1][0], 0.95, "Retry-After: 1 honoured")
         self.assertEqual(s.connections, 1, "the connection is kept across an answered retry")
 
+    def test_retry_after_as_an_http_date(self) -> None:
+        """A proxy's Retry-After may be a date: it is waited for too."""
+        import email.utils as eu
+        at = eu.formatdate(time.time() + 2, usegmt=True)
+        s = self.scripted([(503, PROBLEM, {"Retry-After": at}, UNAVAILABLE[3]), OK])
+        self.client(s.url, retry_for=10).request_permit("k:1", kind="e", target="t", body="b")
+        self.assertGreaterEqual(s.seen[1][0] - s.seen[0][0], 0.9)
+
     def test_unavailable_past_the_budget(self) -> None:
         s = self.scripted([UNAVAILABLE])
         with self.assertRaises(LedgerUnavailable) as unavailable:

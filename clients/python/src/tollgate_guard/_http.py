@@ -13,6 +13,8 @@ the Go client (``service/client.go``) and the TypeScript client do.
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import errno
 import http.client
 import ipaddress
@@ -384,10 +386,20 @@ def _backoff(tries: int) -> float:
 
 
 def _retry_after(value: Optional[str]) -> Optional[float]:
-    """Retry-After in seconds (delta-seconds only, as the server sends it)."""
-    if value is None or not value.strip().isdigit():
+    """Retry-After in seconds: delta-seconds (as tollgate serve sends it)
+    or an HTTP date (as a proxy in front of it may), at most an hour."""
+    if value is None:
         return None
-    return min(float(value.strip()), 3600.0)
+    v = value.strip()
+    if v.isdigit():
+        return min(float(v), 3600.0)
+    try:
+        when = email.utils.parsedate_to_datetime(v)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, min((when - datetime.datetime.now(datetime.timezone.utc)).total_seconds(), 3600.0))
 
 
 def _answer_object(resp: Response) -> Optional[Dict[str, Any]]:
