@@ -144,7 +144,9 @@ class Client:
         if token is not None or token_file is not None or ca_file is not None:
             raise InvalidInput("invalid input: token=, token_file= and ca_file= are for the service: give url= "
                                "or set TOLLGATE_URL", {}, 2)
-        path = binary or environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
+        # The binary is found in this process's environment, as before
+        # env= existed for the service's settings.
+        path = binary or os.environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
         if not path:
             raise BinaryNotFound("no tollgate binary: pass binary=, set TOLLGATE_BIN, or put tollgate on PATH "
                                  "(or pass url= for tollgate serve)")
