@@ -475,7 +475,35 @@ if PG:
         backend = "postgres"
 
 
-class LossyRelay:
+class Listener:
+    """A TCP listener on 127.0.0.1 that hands each connection it accepts to
+    _handle, counting them."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.url = "http://127.0.0.1:%d" % self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            self._handle(conn)
+
+    def _handle(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+class LossyRelay(Listener):
     """A TCP relay in front of the server that forwards each connection's
     bytes both ways, except that on its first ``drop`` connections it
     forwards the request and then closes both sides as the server's answer
@@ -487,31 +515,20 @@ class LossyRelay:
         self.upstream = (host, int(port))
         self.drop = drop
         self.dropped = 0
-        self.connections = 0
         self.heads: List[Dict[str, str]] = []
         self.lock = threading.Lock()
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.url = "http://127.0.0.1:%d" % self.listener.getsockname()[1]
         self.socks: List[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(self.upstream)
-            with self.lock:
-                self.connections += 1
-                lose = self.dropped < self.drop
-                if lose:
-                    self.dropped += 1
-                self.socks += [client, upstream]
-            threading.Thread(target=self._up, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=self._down, args=(client, upstream, lose), daemon=True).start()
+    def _handle(self, client: socket.socket) -> None:
+        upstream = socket.create_connection(self.upstream)
+        with self.lock:
+            lose = self.dropped < self.drop
+            if lose:
+                self.dropped += 1
+            self.socks += [client, upstream]
+        threading.Thread(target=self._up, args=(client, upstream), daemon=True).start()
+        threading.Thread(target=self._down, args=(client, upstream, lose), daemon=True).start()
 
     def _up(self, client: socket.socket, upstream: socket.socket) -> None:
         buf, skip = b"", 0
@@ -560,7 +577,7 @@ class LossyRelay:
             _close(upstream)
 
     def close(self) -> None:
-        self.listener.close()
+        super().close()
         with self.lock:
             for s in self.socks:
                 _close(s)
@@ -574,7 +591,7 @@ def _close(s: socket.socket) -> None:
     s.close()
 
 
-class Scripted:
+class Scripted(Listener):
     """A scripted HTTP server on 127.0.0.1: answers[i] answers the i-th
     request (the last one repeats); "reset" closes the connection without
     an answer. Each request's headers and time are kept."""
@@ -582,21 +599,10 @@ class Scripted:
     def __init__(self, answers: List[Any]) -> None:
         self.answers = answers
         self.seen: List[Tuple[float, Dict[str, str]]] = []
-        self.connections = 0
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.url = "http://127.0.0.1:%d" % self.listener.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+    def _handle(self, conn: socket.socket) -> None:
+        threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
         f = conn.makefile("rb")
@@ -629,8 +635,6 @@ class Scripted:
             f.close()
             conn.close()
 
-    def close(self) -> None:
-        self.listener.close()
 
 
 PERMIT = {"key": "k:1", "logical_key": "k:1", "epoch": "", "payload_sha256": "ab", "state": "executing",
