@@ -76,8 +76,8 @@ class Client:
     ``https://host:port`` or ``http://127.0.0.1:port`` (plain HTTP on a
     loopback address only); ``token`` is a bearer token (``tollgate agents
     token create NAME``), or ``token_file`` names a file holding one;
-    ``ca_file`` is a PEM file of CAs to trust for ``https`` besides the
-    system's. When neither ``url`` nor ``binary`` nor ``db`` is given,
+    ``ca_file`` is a PEM file of the CAs to trust for ``https``, in place
+    of the system's. When neither ``url`` nor ``binary`` nor ``db`` is given,
     ``$TOLLGATE_URL`` and ``$TOLLGATE_TOKEN`` are read as the CLI reads
     them. Calls go over one keep-alive connection (threads sharing a
     client take turns on it; give each thread its own client to call at
