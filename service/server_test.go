@@ -542,3 +542,69 @@ func TestHealthAndMetrics(t *testing.T) {
 		t.Errorf("ledger errors not counted:\n%s", b)
 	}
 }
+
+// TestMetricsGroupCommitSizes: guards fired at once through the server
+// share commits, and /metrics shows it: the group commit histogram
+// counts every batch the ledger committed, some of them holding more
+// than one call. Its counts come from the ledger's batches (the hook on
+// the store), not from the requests: a server that did not wire the hook
+// shows an empty histogram and fails here.
+func TestMetricsGroupCommitSizes(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	const callers, each = 32, 4
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for k := range each {
+				req, _ := http.NewRequest("POST", f.url+"/v1/guard", strings.NewReader(guardBody("refund", "c", fmt.Sprint(w, k))))
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("refund:g%d-%d", w, k))
+				req.Header.Set("Authorization", "Bearer tok-bot1")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Errorf("guard %d/%d: %d", w, k, resp.StatusCode)
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	resp, err := http.Get(f.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	h := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, ok := strings.Cut(line, " ")
+		if !ok || !strings.HasPrefix(name, "tollgate_group_commit_size") {
+			continue
+		}
+		var n float64
+		fmt.Sscan(v, &n)
+		h[name] = n
+	}
+	batches, ones, calls := h["tollgate_group_commit_size_count"], h[`tollgate_group_commit_size_bucket{le="1"}`], h["tollgate_group_commit_size_sum"]
+	// Every guard of a new key is one write: the batches' sizes add up to
+	// at least the guards (a guard that lost a race writes again).
+	if calls < callers*each {
+		t.Fatalf("the batches hold %v calls, fewer than the %d guards:\n%s", calls, callers*each, b)
+	}
+	if batches-ones < 1 {
+		t.Fatalf("%v batches, %v of them of one call: %d concurrent callers never shared a commit:\n%s", batches, ones, callers, b)
+	}
+	if h[`tollgate_group_commit_size_bucket{le="+Inf"}`] != batches {
+		t.Fatalf("the +Inf bucket is not the count:\n%s", b)
+	}
+	t.Logf("%v calls in %v batches (%v alone)", calls, batches, ones)
+}
