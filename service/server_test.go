@@ -331,6 +331,39 @@ func TestIdentity(t *testing.T) {
 	}
 }
 
+// TestGuardRefusesOthersApprovedKey: a key an operator approved for
+// one agent is not another's to take, even with its payload: the other
+// is refused (403, exit 77) before the ledger takes any step or logs
+// anything, with the key's payload or another, and the agent it was
+// approved for still gets its permit. The refusal comes from the guard
+// itself (GuardOptions.Caller), in the reads it makes anyway.
+func TestGuardRefusesOthersApprovedKey(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	ctx := context.Background()
+	body := guardBody("email", "cust-1", "hello")
+	if code, _, m := f.guard("tok-bot1", "email:ask", body); code != 202 {
+		t.Fatalf("first guard: %d %v", code, m)
+	}
+	if _, err := f.store.Approve(ctx, "email:ask", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{body, guardBody("email", "cust-1", "another body")} {
+		code, _, m := f.guard("tok-bot2", "email:ask", b)
+		if code != 403 || m["type"] != string(service.ProblemNotPermitted) || m["exit_code"] != 77.0 || m["permit_id"] != nil {
+			t.Fatalf("another agent guarding an approved key: %d %v", code, m)
+		}
+		if d, err := f.store.Status(ctx, "email:ask"); err != nil || d.State != ledger.StateApproved {
+			t.Fatalf("after the refusal the key is %q (%v), not still approved", d.State, err)
+		}
+	}
+	if c, err := f.store.Conflicts(ctx, true, "", 0, 0); err != nil || len(c) != 0 {
+		t.Fatalf("a refused guard logged conflicts: %v %v", c, err)
+	}
+	if code, _, m := f.guard("tok-bot1", "email:ask", body); code != 200 || m["permit_id"] == nil {
+		t.Fatalf("the agent it was approved for: %d %v", code, m)
+	}
+}
+
 // TestBadInput: each malformed request is a 400 naming its rule, and
 // nothing is stored.
 func TestBadInput(t *testing.T) {
