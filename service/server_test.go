@@ -368,6 +368,18 @@ func TestGuardRefusesOthersApprovedKey(t *testing.T) {
 // nothing is stored.
 func TestBadInput(t *testing.T) {
 	f := newFixture(t, service.Config{})
+	// Nothing a refused request sends is stored: the ledger's chain head
+	// is the same after all of them (a conflict or any event would move
+	// it), whatever the request's key.
+	before, err := f.store.Head(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if after, err := f.store.Head(context.Background()); err != nil || after.Seq != before.Seq || after.Hash != before.Hash {
+			t.Errorf("refused requests moved the ledger's head from %d to %d (%v)", before.Seq, after.Seq, err)
+		}
+	}()
 	good := guardBody("refund", "c", "b")
 	big := guardBody("refund", "c", strings.Repeat("\U0001F600", 4000)+strings.Repeat(" ", 300000))
 	for _, c := range []struct {
@@ -412,6 +424,8 @@ func TestBadInput(t *testing.T) {
 		{"report with a bad outcome", `{"key":"refund:r","permit":"p","outcome":"done"}`, "outcome"},
 		{"report with a bad key", `{"key":"R","permit":"p","outcome":"succeeded"}`, "key"},
 		{"report with an unknown field", `{"key":"refund:r","permit":"p","outcome":"succeeded","body":"x"}`, "unknown field"},
+		{"report of malformed JSON", `{"key":"refund:r",`, "not the JSON object"},
+		{"report oversized", `{"key":"refund:r","permit":"p","outcome":"succeeded","ref":"` + strings.Repeat("x", 1<<20) + `"}`, "larger than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, m := f.call("POST", "/v1/report", "tok-bot1", nil, c.body)
