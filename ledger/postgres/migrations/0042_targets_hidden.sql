@@ -30,4 +30,12 @@ CREATE VIEW public.action_index AS
     FROM tollgate_private.action_index x;
 GRANT SELECT ON public.action_index TO tollgate_agent, tollgate_operator;
 ALTER FUNCTION tollgate_index_intent() SET search_path = tollgate_private, public, pg_temp;
-ALTER FUNCTION tollgate_refresh_index(text, text) SET search_path = tollgate_private, public, pg_temp;
+-- The state machine makes tollgate_refresh_index after the schema (a copy
+-- into an empty database runs every migration first): there it does not
+-- exist yet, and its text already looks in tollgate_private first.
+DO $$
+BEGIN
+    IF to_regprocedure('tollgate_refresh_index(text, text)') IS NOT NULL THEN
+        ALTER FUNCTION tollgate_refresh_index(text, text) SET search_path = tollgate_private, public, pg_temp;
+    END IF;
+END $$;
