@@ -127,6 +127,16 @@ func (s *Server) Serve(ctx context.Context, drain time.Duration, lns ...net.List
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		ErrorLog:          log.New(cmp.Or[io.Writer](s.cfg.Log, io.Discard), "tollgate serve: ", 0),
 	}
+	// Shutdown and Close close only the listeners hs.Serve has begun on: a
+	// signal that comes before a goroutine below has started would leave
+	// its listener open and, on a Unix socket, its file behind. Closing
+	// each on return (a second Close is harmless) unlinks every socket
+	// this server made before Serve returns.
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
 		go func() { errc <- hs.Serve(ln) }()
