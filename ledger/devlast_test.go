@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/internal/snapshot"
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
-// devLastHead is the chain head testdata/dev20_ledger.sql was made with.
+// devLastHead is the chain head testdata/dev20_ledger.sql.gz was made with.
 var devLastHead = Head{LedgerID: "6f1c2a3b-4d5e-4f60-8a7b-000000000001", Seq: 64, Hash: "1f75e70bbd2bfa142e63003a98420948b07ed280a18f1e33adb331a8a4153c9b"}
 
 // isDevLastHead reports whether h is devLastHead, wherever it was read.
@@ -28,18 +29,18 @@ func isDevLastHead(h Head) bool {
 // devLastExportedAt is the clock its export was written at.
 var devLastExportedAt = newClock().Now().Add(2 * time.Second)
 
-// devLastLedger is testdata/dev20_ledger.sql, made by the build of the
+// devLastLedger is testdata/dev20_ledger.sql.gz, made by the build of the
 // last development schema (SQLite 20), loaded into a file as that build
 // left it.
 func devLastLedger(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "dev20.db")
-	script, err := os.ReadFile("testdata/dev20_ledger.sql")
+	script, err := snapshot.Read("testdata/dev20_ledger.sql.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	db := rawDB(t, path)
-	if _, err := db.Exec(string(script)); err != nil {
+	if _, err := db.Exec(script); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = %d; PRAGMA journal_mode = WAL", sqlite.ApplicationID, sqlite.DevLast)); err != nil {

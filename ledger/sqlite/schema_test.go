@@ -11,19 +11,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tollgate-dev/tollgate/internal/snapshot"
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
-var update = flag.Bool("update", false, "write testdata/baseline.sql from the definition files (only while the schema is at the baseline)")
+var update = flag.Bool("update", false, "write testdata/baseline.sql.gz from the definition files (only while the schema is at the baseline)")
 
 // baselineFile is the frozen snapshot of a new ledger at the baseline:
 // what every ledger of the first release holds, which forward migrations
 // start from. It is generated (TestBaselineSnapshot -update), never
 // edited, and never regenerated once a migration is on top of it.
-const baselineFile = "testdata/baseline.sql"
+const baselineFile = "testdata/baseline.sql.gz"
 
 // devLastFile is a ledger the last development build made.
-const devLastFile = "../testdata/dev20_ledger.sql"
+const devLastFile = "../testdata/dev20_ledger.sql.gz"
 
 // emptyFile is an empty file opened as createLedger opens its new file.
 func emptyFile(t *testing.T) (*sql.DB, string) {
@@ -134,7 +135,7 @@ func firstDifference(got, want string) string {
 	return fmt.Sprintf("migrated %d lines, new %d", len(g), len(w))
 }
 
-// TestBaselineSnapshot: testdata/baseline.sql is what the definition
+// TestBaselineSnapshot: testdata/baseline.sql.gz is what the definition
 // files make, for as long as the schema is at the baseline; once a
 // migration is on top of it the snapshot is frozen (-update refuses).
 func TestBaselineSnapshot(t *testing.T) {
@@ -150,16 +151,16 @@ func TestBaselineSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.WriteFile(baselineFile, []byte(got), 0o644); err != nil {
+		if err := snapshot.Write(baselineFile, got); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(baselineFile)
+	want, err := snapshot.Read(baselineFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
+	if got != want {
 		t.Fatalf("%s is not what the definition files make at the baseline: go test ./ledger/sqlite -run BaselineSnapshot -update", baselineFile)
 	}
 }
@@ -177,11 +178,11 @@ func TestForwardMigrationsMakeTheSchema(t *testing.T) {
 		version int
 	}{{baselineFile, engine.Baseline}, {devLastFile, DevLast}} {
 		t.Run(filepath.Base(from.file), func(t *testing.T) {
-			script, err := os.ReadFile(from.file)
+			script, err := snapshot.Read(from.file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := loadedEngine(t, string(script), from.version)
+			e := loadedEngine(t, script, from.version)
 			if err := e.migrate(ctx, kindOlder, from.version, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +216,7 @@ func TestForwardMigrationsMakeTheSchema(t *testing.T) {
 // tables.
 func TestDevelopmentStepRefusesAnotherSchema(t *testing.T) {
 	ctx := context.Background()
-	script, err := os.ReadFile(devLastFile)
+	script, err := snapshot.Read(devLastFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestDevelopmentStepRefusesAnotherSchema(t *testing.T) {
 		{"PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'BETWEEN 1 AND 9', 'BETWEEN 1 AND 8') WHERE name = 'policy_rules'; PRAGMA writable_schema = OFF", "policy_rules"},
 	} {
 		t.Run(change.table, func(t *testing.T) {
-			e := loadedEngine(t, string(script), DevLast)
+			e := loadedEngine(t, script, DevLast)
 			if _, err := e.w.Exec(change.sql); err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +266,7 @@ func TestShape(t *testing.T) {
 	}
 }
 
-// dumpSchema writes what db holds as baseline.sql is written: tables in
+// dumpSchema writes what db holds as baseline.sql.gz is written: tables in
 // the order SQLite made them, their rows, then indexes, views and
 // triggers (after the rows, so that a trigger refusing writes does not
 // refuse them).
