@@ -220,11 +220,14 @@ func flushInOne(ctx context.Context, tx *Tx, q string) error {
 	if err != nil {
 		return err
 	}
+	// No head answered: an agent's role's events are committed pending
+	// (PostgreSQL schema 39), sealed by the next writer that is not an
+	// agent's; nothing of this transaction waits for the head.
 	if n > 0 {
-		if !seq.Valid {
-			return fmt.Errorf("ledger: %d events flushed and no chain head answered", n)
+		tx.head = nil
+		if seq.Valid {
+			tx.head = &Head{Seq: seq.Int64, Hash: hash.String}
 		}
-		tx.head = &Head{Seq: seq.Int64, Hash: hash.String}
 	}
 	tx.events, tx.dirty = nil, nil
 	return nil

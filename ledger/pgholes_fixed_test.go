@@ -79,7 +79,9 @@ func TestPostgresPayloadRowIsItsCanonicalText(t *testing.T) {
 	for name, change := range forged {
 		i++
 		key := fmt.Sprintf("forged:%d", i)
-		if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, denied.Digest()); err != nil {
+		// The owner's intent (schema 40 refuses any other role's without
+		// its payload): what is attacked is the payload row.
+		if _, err := owner.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, denied.Digest()); err != nil {
 			t.Fatal(err)
 		}
 		before := fullState(t, owner)
@@ -282,10 +284,10 @@ func TestPostgresAgentNameRuleIsGos(t *testing.T) {
 			t.Errorf("tollgate_guard, agent %q: %+v", name, got)
 		}
 		key := fmt.Sprintf("raw:bad-name-%d", i)
-		if _, err := raw.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, p.Digest()); err != nil {
+		if _, err := owner.DB.Exec("SELECT tollgate_record_intent($1, $2)", key, p.Digest()); err != nil {
 			t.Fatal(err)
 		}
-		before = fullState(t, owner) // the intent: the seed fixture's, written by any role
+		before = fullState(t, owner) // the intent: the seed fixture's, written by the owner (schema 40)
 		row := payloadRow(key, p)
 		row["agent"] = name
 		if code := forge(t, raw, "payloads", row); code != "TG002" {
@@ -369,6 +371,9 @@ func TestPostgresEventsCommitOwnFacts(t *testing.T) {
 	if _, err := bot1.Guard(ctx, "ask:victim", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
 		t.Fatal(err)
 	}
+	// An agent's events wait for a writer that is not an agent's role
+	// (schema 39): the operator seals them.
+	sealAsOperator(t, r)
 	owner, raw2, alice := rawDB(t, r.owner), rawDB(t, r.bot2), rawDB(t, r.alice)
 	var payloadHash string
 	if err := owner.QueryRow("SELECT fact_sha256 FROM events WHERE fact_table = 'payloads' AND fact_row = 'ask:victim'").Scan(&payloadHash); err != nil {

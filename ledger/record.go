@@ -140,6 +140,19 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 	return out, ce, nil, err
 }
 
+// sendRedacted hands a redacted payload's canonical text to PostgreSQL
+// for the one row about to be written (the transaction-local setting
+// tollgate.redacted_text, schema 41): its trigger hashes the text, binds
+// the row's kind and digests to the payload digest, and stores none of
+// it. SQLite keeps the digests unbound (docs/postgres-roles.md).
+func sendRedacted(ctx context.Context, tx *Tx, p Payload) error {
+	if !tx.server {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, "SELECT set_config('tollgate.redacted_text', ?, true)", string(p.Canonical()))
+	return err
+}
+
 func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt RecordOptions, now int64) error {
 	key := k.String()
 	if err := recordIntent(ctx, tx, key, digest); err != nil {
@@ -148,6 +161,8 @@ func insertIntent(ctx context.Context, tx *Tx, k Key, p Payload, digest string, 
 	var canonical any
 	if !opt.Redact {
 		canonical = string(p.Canonical())
+	} else if err := sendRedacted(ctx, tx, p); err != nil {
+		return err
 	}
 	ref, err := insertFact(ctx, tx, "payloads", `action_key, payload_sha256, canonical, redacted, kind,
 		kind_sha256, target_sha256, body_sha256, agent, recorded_ms, context_sha256, context`,

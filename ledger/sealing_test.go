@@ -83,13 +83,15 @@ func TestPostgresGuardDoesNotWaitForTheHead(t *testing.T) {
 		t.Errorf("verify with 3 pending events: %+v %v", rep, err)
 	}
 	release()
-	// The next guard holds the head and seals first: the chain then has
-	// the held guard's events before its own.
+	// The next guard's events are pending too (an agent's role never
+	// takes the head, schema 39); the next writer that is not an agent's
+	// role, here an operator's tollgate_seal, seals them all in order.
 	if _, err := bot.Guard(ctx, "run:after", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
 		t.Fatal(err)
 	}
+	sealAsOperator(t, r)
 	if n := pendingCount(t, owner); n != 0 {
-		t.Errorf("%d events still pending after the next guard", n)
+		t.Errorf("%d events still pending after the operator's seal", n)
 	}
 	keys := scalar(t, owner, "SELECT string_agg(action_key, ',' ORDER BY seq) FROM events WHERE action_key LIKE 'run:%'")
 	if keys != "run:head-held,run:head-held,run:head-held,run:after,run:after,run:after" {
@@ -102,59 +104,59 @@ func TestPostgresGuardDoesNotWaitForTheHead(t *testing.T) {
 }
 
 // TestPostgresSealBound: an event is pending from its guard's commit
-// until the next holder of the chain head, and no later. A guard that
-// finds the head free seals its own events (one round trip); one that
-// finds it taken seals them after its commit as soon as the head is
-// free; a guard that never does (its process killed between its commit
-// and its follow-up, here the function called alone) leaves them to the
-// next writer that takes the head, whoever it is: another agent's guard,
-// an operator's approval.
+// until the next holder of the chain head, and no later. From schema 39
+// an agent's role never holds the head, so an agent's guard leaves its
+// events pending whether the head is free or not, and its own seal
+// seals nothing; an owner's guard that finds the head free seals its own
+// events, one that finds it taken seals them after its commit as soon
+// as it is free; and every writer that is not an agent's role (an
+// operator's approval, an operator's tollgate_seal) seals what every
+// guard left before its own events.
 func TestPostgresSealBound(t *testing.T) {
 	r := newPGRoles(t)
 	bot1, bot2 := openAt(t, r.bot1), openAt(t, r.bot2)
 	owner := rawDB(t, r.owner)
-	if _, err := bot1.Guard(ctx, "run:free", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+	if _, err := r.admin.Guard(ctx, "run:free", Payload{"run", "t", "b"}, GuardOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := pendingCount(t, owner); n != 0 {
-		t.Fatalf("a guard that found the head free left %d events pending", n)
+		t.Fatalf("the owner's guard that found the head free left %d events pending", n)
 	}
-	// The head held for 300 ms: the guard answers once it is free, its
-	// events sealed by its own follow-up.
+	// The head held for 300 ms: the owner's guard answers once it is
+	// free, its events sealed by its own follow-up.
 	release := holdHead(t, r.owner)
 	go func() { time.Sleep(300 * time.Millisecond); release() }()
-	if _, err := bot1.Guard(ctx, "run:briefly-held", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+	if _, err := r.admin.Guard(ctx, "run:briefly-held", Payload{"run", "t", "b"}, GuardOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := pendingCount(t, owner); n != 0 {
 		t.Errorf("a guard returned with %d of its events pending though the head came free within its wait", n)
 	}
-	// Killed between commit and follow-up: the function called alone,
-	// with the head held, leaves its events pending; each later head
-	// holder seals what it sees.
+	// An agent's guard, the head free: pending; its seal seals nothing.
+	if _, err := bot1.Guard(ctx, "run:agent", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"}); err != nil {
+		t.Fatal(err)
+	}
+	var sealed int64
+	if err := rawDB(t, r.bot1).DB.QueryRow("SELECT tollgate_seal(NULL, 0)").Scan(&sealed); err != nil || sealed != 0 {
+		t.Errorf("bot1's tollgate_seal: %d, %v; want 0", sealed, err)
+	}
+	if n := pendingCount(t, owner); n != 3 {
+		t.Fatalf("%d pending events after an agent's guard, want its 3", n)
+	}
+	// Each later writer that is not an agent's role seals what it sees.
 	for i, next := range []func() error{
-		func() error {
-			_, err := bot2.Guard(ctx, "run:next-guard", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
-			return err
-		},
 		func() error {
 			_, err := r.admin.Approve(ctx, "ask:to-approve", "root", "")
 			return err
 		},
+		func() error { sealAsOperator(t, r); return nil },
 	} {
-		if i == 1 {
+		if i == 0 {
 			if _, err := bot2.Guard(ctx, "ask:to-approve", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil {
 				t.Fatal(err)
 			}
-		}
-		release := holdHead(t, r.owner)
-		got := callFn(t, rawDB(t, r.bot1).DB, honestFn(fmt.Sprintf("run:crashed-%d", i), Payload{"run", "t", "b"}, "bot1"))
-		release()
-		if got.path != "new" || got.permit == "" {
-			t.Fatalf("the guard before its crash: %+v", got)
-		}
-		if n := pendingCount(t, owner); n != 3 {
-			t.Fatalf("%d pending events after the crash, want 3", n)
+		} else if _, err := bot2.Guard(ctx, "run:next-guard", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil {
+			t.Fatal(err)
 		}
 		if err := next(); err != nil {
 			t.Fatal(err)
@@ -166,11 +168,22 @@ func TestPostgresSealBound(t *testing.T) {
 	verifyOK(t, r.admin)
 }
 
+// sealAsOperator seals every pending event as the operator's role, as
+// any writer that is not an agent's role does first.
+func sealAsOperator(t *testing.T, r pgRoles) {
+	t.Helper()
+	var n int64
+	if err := rawDB(t, r.alice).DB.QueryRow("SELECT tollgate_seal(NULL, 0)").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestPostgresSealingUnderLoad: several OS processes, under two agents'
 // roles, guard new keys at once while one of them is killed mid-run;
 // the events of every committed guard end in the chain, each once, and
-// verify proves it. Every guard that returned had its events sealed by
-// then, or left them to the next head holder, which the last guard is.
+// verify proves it. Every guard left its events pending (agents' roles,
+// schema 39) for the next writer that is not an agent's, which an
+// operator's seal is.
 func TestPostgresSealingUnderLoad(t *testing.T) {
 	r := newPGRoles(t)
 	const procs, keys = 6, 40
@@ -210,8 +223,11 @@ func TestPostgresSealingUnderLoad(t *testing.T) {
 	if _, err := openAt(t, r.bot2).Guard(ctx, "run:last", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil {
 		t.Fatal(err)
 	}
+	// Agents' events wait for a writer that is not an agent's role
+	// (schema 39): the operator's seal.
+	sealAsOperator(t, r)
 	if n := pendingCount(t, owner); n != 0 {
-		t.Errorf("%d events pending after the last guard", n)
+		t.Errorf("%d events pending after the operator's seal", n)
 	}
 	var guards, events, permits int
 	if err := owner.QueryRow(`SELECT (SELECT count(*) FROM intents WHERE action_key LIKE 'run:%'),
@@ -286,14 +302,15 @@ func TestPostgresPendingEventsRefuseAgents(t *testing.T) {
 	if after := fingerprint(); after != before {
 		t.Errorf("the pending events or the chain changed:\n%s\nwas\n%s", after, before)
 	}
-	// Holding the head (tollgate_seal in a transaction left open) stalls
-	// no guard: another agent's guard answers within its bound.
+	// tollgate_seal in a transaction left open stalls no guard: from
+	// schema 39 an agent's call seals nothing and takes no head, and
+	// another agent's guard answers within its bound.
 	tx, err := rawDB(t, r.bot2).DB.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n int64
-	if err := tx.QueryRowContext(ctx, "SELECT tollgate_seal(NULL, 0)").Scan(&n); err != nil || n != 3 {
+	if err := tx.QueryRowContext(ctx, "SELECT tollgate_seal(NULL, 0)").Scan(&n); err != nil || n != 0 {
 		tx.Rollback()
 		t.Fatalf("tollgate_seal as an agent: %d %v", n, err)
 	}

@@ -78,12 +78,11 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 // keyCall is what a one-call guard or record sends for key k and
 // payload p (digest is p's).
 func keyCall(k Key, p Payload, digest string, opt RecordOptions) engine.GuardCall {
-	c := engine.GuardCall{Key: k.String(), SHA256: digest, Kind: p.Kind, Target: p.Target, BodySHA256: sha256Hex([]byte(p.Body)),
-		Redacted: opt.Redact, Agent: opt.Agent, ContextSHA256: opt.Context.Digest(), Context: string(opt.Context.Canonical())}
-	if !opt.Redact {
-		c.Canonical = string(p.Canonical())
-	}
-	return c
+	// A redacted payload's text goes too: the database hashes it to bind
+	// the row's kind and digests, and keeps the digests only (schema 41).
+	return engine.GuardCall{Key: k.String(), SHA256: digest, Canonical: string(p.Canonical()), Kind: p.Kind, Target: p.Target,
+		BodySHA256: sha256Hex([]byte(p.Body)), Redacted: opt.Redact, Agent: opt.Agent, ContextSHA256: opt.Context.Digest(),
+		Context: string(opt.Context.Canonical())}
 }
 
 // serverRecord returns the engine's one-call record when this store may

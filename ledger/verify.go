@@ -511,7 +511,11 @@ func verifyPayloads(ctx context.Context, tx *Tx, rep *VerifyReport) error {
 			rep.add("payloads", row, key, "kind does not hash to kind_sha256")
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	return verifyIntentRoles(ctx, tx, rep)
 }
 
 func verifyConflicts(ctx context.Context, tx *Tx, rep *VerifyReport) error {

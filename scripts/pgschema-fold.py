@@ -13,7 +13,7 @@ migrations, which says why it is so. What the Go code defines itself
 Prose above a file's objects and the static rows below them are kept
 (see ABOVE and BELOW).
 
-This is how the baseline was made from development migrations 7-38; it
+This is how the baseline was made from development migrations 7-41; it
 is kept so that folding is mechanical, not for everyday changes (those
 edit the files and add a forward migration).
 """
@@ -79,10 +79,34 @@ def why(migs, typ, name):
     return [], None
 
 
+def changed_in_place(migs):
+    """Functions each migration changed one statement of
+    (tollgate_private.replace_in_function), with the migration's title:
+    their why is that migration's, which the catalog's text cannot carry."""
+    out = {}
+    for f, text in migs:
+        if "replace_in_function(" not in text:
+            continue
+        para = []
+        for line in text.split("\n"):
+            if not line.startswith("--") or line.strip() == "--":
+                break
+            para.append(line[2:].strip())
+        title = " ".join(para)
+        for call in text.split("replace_in_function(")[1:]:
+            call = re.split(r"\n(?:CREATE |--|SELECT |ALTER |GRANT |REVOKE |DROP )", call, maxsplit=1)[0]
+            for m in re.finditer(r"'(?:public\.|tollgate_private\.)?([a-z_]+)\(", call):
+                out.setdefault(m.group(1), [])
+                if title not in out[m.group(1)]:
+                    out[m.group(1)].append(title)
+    return out
+
+
 def main():
     dump, migdir, out = sys.argv[1:4]
     text = open(dump).read()
     migs = migrations(migdir)
+    in_place = changed_in_place(migs)
     heads = list(HEADER.finditer(text))
     files = {}
     for i, h in enumerate(heads):
@@ -101,6 +125,17 @@ def main():
         parts = []
         if block:
             parts.append("\n".join(block))
+        if typ == "FUNCTION":
+            for title in in_place.get(name.split("(")[0], []):
+                words = ("Changed in place since by development " + title[0].lower() + title[1:] +
+                         " (that migration, in the history, says more).").split()
+                lines, cur = [], "--"
+                for w in words:
+                    if len(cur) + 1 + len(w) > 72:
+                        lines.append(cur)
+                        cur = "--"
+                    cur += " " + w
+                parts.append("\n".join(lines + [cur]))
         parts.append(body)
         files.setdefault(dest, []).append("\n".join(parts))
     for f, objs in files.items():

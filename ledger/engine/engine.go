@@ -149,9 +149,9 @@ type OneCallFlusher interface {
 	FlushSQL() string
 }
 
-// GuardCall is what a guard sends: the key, its payload as the state
-// machine stores it (Canonical is empty when Redacted: only digests are
-// kept), the agent, the context's canonical text and digest, the lease
+// GuardCall is what a guard sends: the key, its payload's canonical text
+// (when Redacted the engine stores only its digests, and PostgreSQL
+// hashes the text to bind them, schema 41), the agent, the context's canonical text and digest, the lease
 // asked for and the permit id the call generated. Retry is set on an
 // attempt after one that may have committed (its answer was lost): the
 // answer then waits, as a commit does, for the ledger's replicas. When
@@ -280,7 +280,7 @@ func Retry(ctx context.Context, e interface {
 // Baseline is the schema version of the first release on both engines:
 // the schema each engine's definition files create. Versions below it
 // were development schemas, before anything was released; a number far
-// above the last of them (SQLite 20, PostgreSQL 38) makes one of them
+// above the last of them (SQLite 20, PostgreSQL 41) makes one of them
 // recognisable at a glance. A later change to a schema is a numbered
 // migration above Baseline.
 const Baseline = 100

@@ -56,7 +56,7 @@ var migrationFS embed.FS
 // DevLast is the last development schema (before the first release): a
 // ledger at it is carried to the baseline. Any other schema below
 // engine.Baseline is refused.
-const DevLast = 38
+const DevLast = 41
 
 // Options configures Open.
 type Options struct {
@@ -486,11 +486,29 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 // retryGuardSQL calls the function whatever the row, for an attempt after
 // one whose answer was lost: the function recognises the call's own
 // permit and makes the answer wait for the ledger's replicas.
+//
+// A redacted call's canonical text goes as the last parameter, which
+// guardCanonical hands to the database in the transaction-local setting
+// tollgate.redacted_text just before the function runs (schema 41: the
+// payload row's trigger hashes it and binds the row's kind and digests to
+// the payload digest; nothing stores it), and the function's own
+// canonical argument is NULL, as a redacted call's always was.
 const (
 	guardSQL = `SELECT x.answer, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
-	CASE WHEN x.answer IS NULL THEN to_json(tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, false, $12))::text END
+	CASE WHEN x.answer IS NULL THEN to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, false, $12))::text END
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
-	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, true, $12))::text`
+	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12))::text`
+)
+
+// guardCanonical and recordCanonical are the SQL of a one-call
+// function's canonical argument: the parameter $3 when the last
+// parameter, the redacted text, is NULL (a payload kept whole), else NULL
+// once that text is set as tollgate.redacted_text. The setting is made
+// inside the argument, so it is in place before the function is called,
+// in the same statement and transaction.
+const (
+	guardCanonical  = "CASE WHEN $13::text IS NULL THEN $3::text ELSE nullif(set_config('tollgate.redacted_text', $13, true), $13) END"
+	recordCanonical = "CASE WHEN $11::text IS NULL THEN $3::text ELSE nullif(set_config('tollgate.redacted_text', $11, true), $11) END"
 )
 
 // guardResult is tollgate_guard's OUT parameters as to_json writes them.
@@ -521,8 +539,8 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	if c.Retry {
 		q = retryGuardSQL
 	}
-	r, err := e.keyCall(ctx, q, "tollgate_guard", func(canonical *string, waitMS int64) []any {
-		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS}
+	r, err := e.keyCall(ctx, q, "tollgate_guard", func(canonical, redacted *string, waitMS int64) []any {
+		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS, redacted}
 	}, c)
 	return r, true, err
 }
@@ -534,9 +552,9 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 // client's path, whose key transaction waits for the ledger's replicas.
 const (
 	recordSQL = `SELECT x.answer, NULL::text,
-	CASE WHEN x.answer IS NULL THEN to_json(tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))::text END
+	CASE WHEN x.answer IS NULL THEN to_json(tollgate_record($1, $2, ` + recordCanonical + `, $4, $5, $6, $7, $8, $9, $10))::text END
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
-	retryRecordSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10))::text`
+	retryRecordSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_record($1, $2, ` + recordCanonical + `, $4, $5, $6, $7, $8, $9, $10))::text`
 )
 
 // FlushSQL implements engine.OneCallFlusher with tollgate_flush (schema
@@ -558,8 +576,8 @@ func (e *Engine) ServerRecord(ctx context.Context, c engine.GuardCall) (engine.G
 	if c.Retry {
 		q = retryRecordSQL
 	}
-	r, err := e.keyCall(ctx, q, "tollgate_record", func(canonical *string, waitMS int64) []any {
-		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, waitMS}
+	r, err := e.keyCall(ctx, q, "tollgate_record", func(canonical, redacted *string, waitMS int64) []any {
+		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, waitMS, redacted}
 	}, c)
 	return r, true, err
 }
@@ -567,13 +585,14 @@ func (e *Engine) ServerRecord(ctx context.Context, c engine.GuardCall) (engine.G
 // keyCall sends q, a one-call guard or record (guardSQL's three columns:
 // the key's projection answer, the active epoch, the function's answer
 // as JSON), with the arguments args makes from the call's canonical text
-// (NULL when redacted) and its lock bound; fn names the function in
-// errors. Events the call left pending are sealed after its commit.
-func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical *string, waitMS int64) []any, c engine.GuardCall) (engine.GuardReply, error) {
+// (NULL when redacted), the redacted text (NULL when not: guardCanonical)
+// and its lock bound; fn names the function in errors. Events the call
+// left pending are sealed after its commit.
+func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical, redacted *string, waitMS int64) []any, c engine.GuardCall) (engine.GuardReply, error) {
 	var r engine.GuardReply
-	var canonical *string
-	if !c.Redacted {
-		canonical = &c.Canonical
+	canonical, redacted := &c.Canonical, (*string)(nil)
+	if c.Redacted {
+		canonical, redacted = nil, &c.Canonical
 	}
 	conn, waitMS, err := e.callConn(ctx)
 	if err != nil {
@@ -581,7 +600,7 @@ func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical 
 	}
 	defer conn.Close()
 	var answer, epoch, called sql.NullString
-	err = conn.QueryRowContext(ctx, q, args(canonical, waitMS)...).Scan(&answer, &epoch, &called)
+	err = conn.QueryRowContext(ctx, q, args(canonical, redacted, waitMS)...).Scan(&answer, &epoch, &called)
 	switch {
 	case err != nil:
 		return r, err

@@ -451,6 +451,7 @@ CREATE TABLE public.intents (
     action_key text NOT NULL COLLATE pg_catalog."C",
     payload_sha256 text NOT NULL COLLATE pg_catalog."C",
     status text NOT NULL COLLATE pg_catalog."C",
+    db_role text DEFAULT SESSION_USER COLLATE pg_catalog."C",
     CONSTRAINT intents_payload_sha256_check CHECK ((payload_sha256 ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT intents_status_check CHECK ((status = 'recorded'::text))
 );

@@ -95,6 +95,9 @@ BEGIN
     RETURN v_n > 0;
 END $$;
 
+-- Changed in place since by development schema 39: no agent's role ever
+-- locks the chain head (issue 41). (that migration, in the history,
+-- says more).
 CREATE FUNCTION public.tollgate_append_event(p_key text, p_type text, p_actor text, p_detail text, p_at bigint, p_fact_table text, p_fact_row text, p_fact_sha256 text, OUT o_seq bigint, OUT o_hash text) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -102,6 +105,11 @@ CREATE FUNCTION public.tollgate_append_event(p_key text, p_type text, p_actor te
 DECLARE
     v_prev text;
 BEGIN
+    IF tollgate_private.agent_pends() THEN
+        INSERT INTO pending_events (action_key, type, actor, detail, at_ms, fact_table, fact_row, fact_sha256)
+            VALUES (p_key, p_type, p_actor, p_detail, p_at, p_fact_table, p_fact_row, p_fact_sha256);
+        RETURN;
+    END IF;
     PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;
     PERFORM tollgate_private.seal_pending();
     SELECT h.seq + 1, h.hash INTO o_seq, v_prev FROM chain_head h WHERE h.one = 1;
@@ -111,6 +119,9 @@ BEGIN
     UPDATE chain_head SET seq = o_seq, hash = o_hash WHERE one = 1;
 END $$;
 
+-- Changed in place since by development schema 39: no agent's role ever
+-- locks the chain head (issue 41). (that migration, in the history,
+-- says more).
 CREATE FUNCTION public.tollgate_append_events(p_keys text[], p_types text[], p_actors text[], p_details text[], p_ats bigint[], p_fact_tables text[], p_fact_rows text[], p_fact_sha256s text[], OUT o_seq bigint, OUT o_hash text) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -124,6 +135,11 @@ BEGIN
         OR cardinality(p_keys) IS DISTINCT FROM cardinality(p_fact_tables) OR cardinality(p_keys) IS DISTINCT FROM cardinality(p_fact_rows)
         OR cardinality(p_keys) IS DISTINCT FROM cardinality(p_fact_sha256s) OR coalesce(cardinality(p_keys), 0) = 0 THEN
         RAISE EXCEPTION 'tollgate_append_events takes one or more events, each field an array of the same length' USING ERRCODE = '22023';
+    END IF;
+    IF tollgate_private.agent_pends() THEN
+        INSERT INTO pending_events (action_key, type, actor, detail, at_ms, fact_table, fact_row, fact_sha256)
+            SELECT k, t, a, d, at, ft, fr, fs FROM unnest(p_keys, p_types, p_actors, p_details, p_ats, p_fact_tables, p_fact_rows, p_fact_sha256s) WITH ORDINALITY AS e(k, t, a, d, at, ft, fr, fs, n) ORDER BY n;
+        RETURN;
     END IF;
     PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;
     PERFORM tollgate_private.seal_pending();
@@ -820,6 +836,9 @@ END $$;
 -- those of its fields; its context is in canonical form, with its
 -- digest. A redacted row keeps no text: its kind column must still be
 -- the kind its kind digest names, and its context is checked alike.
+-- Changed in place since by development schema 41: a redacted payload's
+-- kind, target and body digests are bound to its payload digest on
+-- every path (issue 41). (that migration, in the history, says more).
 CREATE FUNCTION public.tollgate_check_payload_row() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -830,7 +849,8 @@ DECLARE
     v_kind text;
     v_target text;
     v_bad text;
-    v_text text := NEW.canonical;
+    v_sent text := CASE WHEN NEW.redacted = 1 AND NEW.canonical IS NULL THEN nullif(current_setting('tollgate.redacted_text', true), '') END;
+    v_text text := coalesce(NEW.canonical, v_sent);
     v_mark text;
     i int;
 BEGIN
@@ -855,7 +875,9 @@ BEGIN
         v_bad := 'a context that is not in canonical form (SPEC 10)';
     ELSIF NEW.context_sha256 IS DISTINCT FROM (CASE WHEN NEW.context = '' THEN '' ELSE tollgate_sha256_hex(NEW.context) END) THEN
         v_bad := 'a context digest that is not the context''s';
-    ELSIF NEW.canonical IS NOT NULL THEN
+    ELSIF NEW.redacted = 1 AND NEW.canonical IS NULL AND v_sent IS NULL THEN
+        v_bad := 'a redacted payload whose text was not sent: the database hashes it, binds its kind, target and body digests to the payload digest, and keeps the digests only (tollgate.redacted_text, schema 41)';
+    ELSIF v_text IS NOT NULL THEN
         BEGIN
             j := v_text::jsonb;
         EXCEPTION WHEN OTHERS THEN
@@ -873,7 +895,7 @@ BEGIN
             ELSIF v_text IS DISTINCT FROM '{"body":' || tollgate_py_string(v_body) || ',"kind":' || tollgate_py_string(v_kind)
                     || ',"target":' || tollgate_py_string(v_target) || '}' THEN
                 v_bad := 'a canonical text that is not the canonical encoding of its fields';
-            ELSIF NEW.payload_sha256 IS DISTINCT FROM tollgate_sha256_hex(NEW.canonical) THEN
+            ELSIF NEW.payload_sha256 IS DISTINCT FROM tollgate_sha256_hex(coalesce(NEW.canonical, v_sent)) THEN
                 v_bad := 'a payload digest that is not the canonical text''s';
             ELSIF NEW.kind IS DISTINCT FROM v_kind THEN
                 v_bad := 'a kind column that is not the canonical text''s kind';
@@ -884,6 +906,9 @@ BEGIN
     END IF;
     IF v_bad IS NOT NULL THEN
         PERFORM tollgate_refuse(NEW.action_key, 'a payload row with ' || v_bad);
+    END IF;
+    IF v_sent IS NOT NULL THEN
+        PERFORM set_config('tollgate.redacted_text', '', true);
     END IF;
     RETURN NEW;
 END $$;
@@ -2124,6 +2149,9 @@ BEGIN
     RAISE EXCEPTION 'key %: %', p_key, p_msg USING ERRCODE = 'TG002';
 END $$;
 
+-- Changed in place since by development schema 39: no agent's role ever
+-- locks the chain head (issue 41). (that migration, in the history,
+-- says more).
 CREATE FUNCTION public.tollgate_report(p_key text, p_permit_id text, p_outcome text, p_ref text, p_latency_ms bigint, p_result text, p_wait_ms bigint, OUT o_path text, OUT o_now bigint, OUT o_unsealed bigint) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
@@ -2178,7 +2206,9 @@ BEGIN
     v_detail := '{"latency_ms":' || p_latency_ms || ',"outcome":' || tollgate_go_json(p_outcome) || ',"ref":' || tollgate_go_json(p_ref) || '}';
     PERFORM tollgate_refresh_index(p_key, NULL::text);
     -- The head only when it is free, as tollgate_guard takes it.
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
+    IF tollgate_private.agent_pends() THEN
+        PERFORM 1 WHERE false;
+    ELSIF current_setting('transaction_isolation') <> 'read committed' THEN
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;
     ELSE
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE SKIP LOCKED;
@@ -2188,6 +2218,9 @@ BEGIN
     ELSE
         INSERT INTO pending_events (action_key, type, actor, detail, at_ms, fact_table, fact_row, fact_sha256)
             VALUES (p_key, 'report_accepted', p_permit_id, v_detail, o_now, 'reports', v_row.id::text, v_hash) RETURNING id INTO o_unsealed;
+        IF tollgate_agent_only() THEN
+            o_unsealed := NULL;
+        END IF;
     END IF;
     DELETE FROM tollgate_private.guard_writing WHERE txid = txid_current();
     o_path := 'new';
@@ -2218,12 +2251,15 @@ END $$;
 -- pending id p_through: nothing to do when that event is sealed
 -- already) or for anyone (NULL: all). p_wait_ms bounds the wait for the
 -- head (0: none); it waits only on the head, never on a key.
+-- Changed in place since by development schema 39: no agent's role ever
+-- locks the chain head (issue 41). (that migration, in the history,
+-- says more).
 CREATE FUNCTION public.tollgate_seal(p_through bigint, p_wait_ms bigint) RETURNS bigint
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     AS $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pending_events WHERE p_through IS NULL OR id <= p_through) THEN
+    IF NOT EXISTS (SELECT 1 FROM pending_events WHERE p_through IS NULL OR id <= p_through) OR tollgate_agent_only() THEN
         RETURN 0;
     END IF;
     IF p_wait_ms > 0 THEN
@@ -2351,6 +2387,24 @@ BEGIN
         OR pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'tollgate_private'), 'MEMBER');
 END $$;
 
+-- Whether the calling session's events go pending: true for a role that
+-- is neither an operator's nor the schema's owner (tollgate_agent_only),
+-- which must then be in READ COMMITTED.
+CREATE FUNCTION tollgate_private.agent_pends() RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT tollgate_agent_only() THEN
+        RETURN false;
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'an agent''s role writes in READ COMMITTED transactions only: a snapshot taken before the ledger-wide lock may predate a change of rules or epochs (isolation %)',
+            current_setting('transaction_isolation') USING ERRCODE = '0A000';
+    END IF;
+    RETURN true;
+END $$;
+
 -- Schema 27: a report's lateness is judged by the database's clock, and
 -- the times an agent's facts carry are the database's (SPEC 8: deadlines
 -- and leases are judged by the database's clock). Found by the attacking
@@ -2438,6 +2492,23 @@ BEGIN
     RETURN NULL;
 END $$;
 
+CREATE FUNCTION tollgate_private.check_intent_payload() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+BEGIN
+    IF tollgate_copying() OR pg_has_role(session_user, (SELECT nspowner FROM pg_namespace WHERE nspname = 'tollgate_private'), 'USAGE') THEN
+        RETURN NULL;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM tollgate_private.payloads p WHERE p.action_key = NEW.action_key) THEN
+        PERFORM tollgate_refuse(NEW.action_key, 'an intent with no payload: a role records a key only with its payload, committed by an event naming its agent (schema 40)');
+    END IF;
+    RETURN NULL;
+END $$;
+
+-- Changed in place since by development schema 39: no agent's role ever
+-- locks the chain head (issue 41). (that migration, in the history,
+-- says more).
 CREATE FUNCTION tollgate_private.key_finish(p_key text, p_target text, p_agent text, p_now bigint, p_types text[], p_details text[], p_tables text[], p_hashes text[]) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'public', 'pg_temp'
@@ -2460,7 +2531,9 @@ BEGIN
     -- TestPostgresGuardAttackStaleSnapshot). In READ COMMITTED each
     -- statement read what was committed once the locks were held.
     PERFORM tollgate_refresh_index(p_key, p_target);
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
+    IF tollgate_private.agent_pends() THEN
+        PERFORM 1 WHERE false;
+    ELSIF current_setting('transaction_isolation') <> 'read committed' THEN
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE;
     ELSE
         PERFORM 1 FROM chain_head h WHERE h.one = 1 FOR UPDATE SKIP LOCKED;
@@ -2479,7 +2552,7 @@ BEGIN
     -- caller's transaction, and whatever an error rolls back to, never
     -- sees it.
     DELETE FROM tollgate_private.guard_writing WHERE txid = txid_current();
-    RETURN v_unsealed;
+    RETURN CASE WHEN v_unsealed IS NOT NULL AND tollgate_agent_only() THEN NULL ELSE v_unsealed END;
 END $$;
 
 CREATE FUNCTION tollgate_private.key_new(p_fn text, p_key text, p_logical text, p_epoch text, p_sha256 text, p_canonical text, p_kind text, p_target text, p_body_sha256 text, p_agent text, p_context_sha256 text, p_context text, OUT o_now bigint, OUT o_go boolean) RETURNS record
@@ -2761,6 +2834,30 @@ BEGIN
         || CASE WHEN v_redacted = 1 THEN 'true' ELSE 'false' END || '}'];
     o_tables := ARRAY['payloads'];
     o_hashes := ARRAY[tollgate_row_hash('payloads', v_tags, v_vals)];
+END $$;
+
+-- The one-call functions (tollgate_guard and tollgate_record through
+-- key_finish, tollgate_report) take the head only when it is free and
+-- the caller is not an agent's role; an agent's call commits its events
+-- pending and answers no pending id (o_unsealed NULL), since it could
+-- not seal them. Their latest text is read back from the catalog, as
+-- schema 23 did, and each replaced statement must occur exactly once.
+-- Replaces, in the latest text of function fn as the catalog holds it,
+-- the statement old, which must occur exactly once, with new, and
+-- re-creates the function (CREATE OR REPLACE keeps its grants). A
+-- migration that changes one statement of a long function uses it rather
+-- than copying the function; schema names the migration in its error.
+CREATE FUNCTION tollgate_private.replace_in_function(p_schema integer, p_fn regprocedure, p_old text, p_new text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+DECLARE
+    v_def text := pg_get_functiondef(p_fn);
+BEGIN
+    IF (length(v_def) - length(replace(v_def, p_old, ''))) <> length(p_old) THEN
+        RAISE EXCEPTION 'schema %: % does not hold, once, the statement the previous schema wrote: %', p_schema, p_fn, p_old;
+    END IF;
+    EXECUTE replace(v_def, p_old, p_new);
 END $$;
 
 -- Appends every pending event this transaction sees to the chain, in

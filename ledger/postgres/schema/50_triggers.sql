@@ -82,6 +82,8 @@ CREATE TRIGGER fenced_reviews_no_truncate BEFORE DELETE OR UPDATE OR TRUNCATE ON
 
 CREATE TRIGGER intents_append_only BEFORE DELETE OR UPDATE ON public.intents FOR EACH ROW EXECUTE FUNCTION public.tollgate_append_only();
 
+CREATE CONSTRAINT TRIGGER intents_carry_their_payload AFTER INSERT ON public.intents DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tollgate_private.check_intent_payload();
+
 CREATE TRIGGER intents_index AFTER INSERT ON public.intents FOR EACH ROW EXECUTE FUNCTION public.tollgate_index_intent();
 
 CREATE TRIGGER intents_no_truncate BEFORE DELETE OR UPDATE OR TRUNCATE ON public.intents FOR EACH STATEMENT EXECUTE FUNCTION public.tollgate_append_only();

@@ -275,11 +275,15 @@ GRANT ALL ON FUNCTION public.tollgate_wait_head() TO tollgate_operator;
 
 REVOKE ALL ON FUNCTION tollgate_private.agent_name_allowed(p_agent text) FROM PUBLIC;
 
+REVOKE ALL ON FUNCTION tollgate_private.agent_pends() FROM PUBLIC;
+
 REVOKE ALL ON FUNCTION tollgate_private.at_database_time() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION tollgate_private.check_agent_is_role() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION tollgate_private.check_attempt_permit() FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION tollgate_private.check_intent_payload() FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION tollgate_private.key_finish(p_key text, p_target text, p_agent text, p_now bigint, p_types text[], p_details text[], p_tables text[], p_hashes text[]) FROM PUBLIC;
 
@@ -296,6 +300,8 @@ REVOKE ALL ON FUNCTION tollgate_private.policy_decide_at(p_kind text, p_target t
 REVOKE ALL ON FUNCTION tollgate_private.policy_decide_at(p_kind text, p_target text, p_agent text, p_context text, p_body text, p_at_ms bigint, OUT o_mode text, OUT o_rule bigint, OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_pattern text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION tollgate_private.record_write(p_key text, p_sha256 text, p_canonical text, p_kind text, p_target text, p_body_sha256 text, p_agent text, p_context_sha256 text, p_context text, p_now bigint, OUT o_types text[], OUT o_details text[], OUT o_tables text[], OUT o_hashes text[]) FROM PUBLIC;
+
+REVOKE ALL ON FUNCTION tollgate_private.replace_in_function(p_schema integer, p_fn regprocedure, p_old text, p_new text) FROM PUBLIC;
 
 REVOKE ALL ON FUNCTION tollgate_private.seal_pending() FROM PUBLIC;
 

@@ -1,12 +1,13 @@
 """tollgate_guard: the Python client for tollgate.
 
 tollgate makes an agent's consequential actions idempotent and
-human-approved. This client runs the ``tollgate`` binary and gives the
+human-approved. This client speaks HTTP to ``tollgate serve`` (``url=``,
+or ``$TOLLGATE_URL``), or runs the ``tollgate`` binary, and gives the
 exit-and-retry shape::
 
     from tollgate_guard import Client, ApprovalPending
 
-    client = Client(agent="refund-bot")
+    client = Client(url="unix:///run/tollgate/tollgate.sock")
     try:
         with client.guard("refund:entry-42", kind="refund", target="acct-7", body={"eur": 40}) as permit:
             permit.validate_for_execution()
@@ -32,6 +33,7 @@ from .errors import (
     NotPermitted,
     OutcomeUncertain,
     TollgateError,
+    Unauthenticated,
 )
 
 __all__ = [
@@ -52,5 +54,6 @@ __all__ = [
     "OutcomeUncertain",
     "Permit",
     "TollgateError",
+    "Unauthenticated",
     "authority_key",
 ]

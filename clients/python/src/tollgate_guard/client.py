@@ -1,9 +1,14 @@
-"""The client: runs the ``tollgate`` binary with ``--json`` and turns its
-answers and exit codes into values and exceptions.
+"""The client: an agent's guard, report, status and epoch calls, each
+answer a value or one of the exceptions of ``errors``, over one of two
+transports that give the same answers and raise the same exceptions:
 
-Every call is a separate process, as a cron-driven agent's would be; the
-ledger, not this object, holds the state, so an agent that crashes and
-starts again asks the same questions and gets the same answers.
+* the service (``url=``, or ``$TOLLGATE_URL``): HTTP to ``tollgate serve``
+  with the standard library, one keep-alive connection, no binary;
+* the binary (``binary=``, ``db=``): a ``tollgate`` process per call,
+  as a cron-driven agent's would be.
+
+The ledger, not this object, holds the state, so an agent that crashes
+and starts again asks the same questions and gets the same answers.
 """
 
 from __future__ import annotations
@@ -12,13 +17,14 @@ import datetime as _dt
 import json
 import os
 import shutil
-import subprocess
 import time
 import warnings
 from types import TracebackType
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Type, Union
 
-from .errors import BinaryNotFound, LeaseLapsed, NotFound, TollgateError, error_for, parse_time
+from ._http import HTTPTransport, env_settings, parse_duration, read_token_file
+from ._spawn import SpawnTransport
+from .errors import BinaryNotFound, InvalidInput, LeaseLapsed, NotPermitted, TollgateError, parse_time
 
 Body = Union[str, Mapping[str, Any], Sequence[Any]]
 
@@ -48,86 +54,130 @@ def _body_text(body: Body) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _duration(seconds: Union[float, _dt.timedelta]) -> str:
-    """A Go duration string in whole milliseconds."""
+def _millis(seconds: Union[float, _dt.timedelta, None]) -> Optional[int]:
+    """A duration in whole milliseconds, as both transports send it."""
+    if seconds is None:
+        return None
     if isinstance(seconds, _dt.timedelta):
         seconds = seconds.total_seconds()
-    return "%dms" % max(0, round(seconds * 1000))
+    return max(0, round(seconds * 1000))
+
+
+#: The CLI's defaults for a call's retry budget and each attempt's bound
+#: (cli.DefaultRetryFor, cli.DefaultAttemptTimeout), in seconds.
+DEFAULT_RETRY_FOR = 30.0
+DEFAULT_ATTEMPT_TIMEOUT = 10.0
 
 
 class Client:
-    """Runs ``tollgate`` for an agent.
+    """An agent's client of tollgate, over the service or the binary.
 
-    ``binary`` is the path of the ``tollgate`` binary; when omitted,
-    ``$TOLLGATE_BIN``, then ``tollgate`` on ``PATH``. ``db`` is the ledger
-    (a file path or a ``postgres://`` URL); when omitted the binary uses
-    ``$TOLLGATE_DB``. ``agent`` names the calling agent in the evidence.
-    ``timeout`` bounds each command in seconds. ``retry_for`` (seconds)
-    is how long the binary rides out a transient fault before the call
-    raises ``LedgerUnavailable`` or ``CommitUnknown``; ``attempt_timeout``
-    (seconds) how long one attempt may wait for the database (a lock held
-    by another session, a server that stopped answering) before it is
-    abandoned and made again within ``retry_for``. ``None`` keeps the
-    binary's defaults (``$TOLLGATE_RETRY_FOR``, ``$TOLLGATE_ATTEMPT_TIMEOUT``,
+    The service: ``url`` is ``unix:///path/to.sock``,
+    ``https://host:port`` or ``http://127.0.0.1:port`` (plain HTTP on a
+    loopback address only); ``token`` is a bearer token (``tollgate agents
+    token create NAME``), or ``token_file`` names a file holding one;
+    ``ca_file`` is a PEM file of the CAs to trust for ``https``, in place
+    of the system's. When neither ``url`` nor ``binary`` nor ``db`` is given,
+    ``$TOLLGATE_URL`` and ``$TOLLGATE_TOKEN`` are read as the CLI reads
+    them. Calls go over one keep-alive connection (threads sharing a
+    client take turns on it; give each thread its own client to call at
+    once) and no binary is needed. ``close()`` or a ``with`` block closes
+    the connection.
+
+    The binary: ``binary`` is the path of the ``tollgate`` binary; when
+    omitted, ``$TOLLGATE_BIN``, then ``tollgate`` on ``PATH``. ``db`` is
+    the ledger (a file path or a ``postgres://`` URL); when omitted the
+    binary uses ``$TOLLGATE_DB``. ``timeout`` bounds each command in
+    seconds; ``env`` is the processes' environment.
+
+    Both: ``agent`` names the calling agent in the evidence (over the
+    service, a name other than the one the service authenticated needs an
+    operator's ``tollgate agents allow``). ``retry_for`` (seconds) is how
+    long a call rides out a transient fault (a refused or reset
+    connection, a 503 or 429, a database restarting, a locked ledger)
+    before it raises ``LedgerUnavailable`` or ``CommitUnknown``;
+    ``attempt_timeout`` (seconds) how long one attempt may wait before it
+    is abandoned and made again within ``retry_for``. ``None`` keeps the
+    CLI's defaults (``$TOLLGATE_RETRY_FOR``, ``$TOLLGATE_ATTEMPT_TIMEOUT``,
     else 30 s and 10 s).
     """
 
     def __init__(self, binary: Optional[str] = None, *, db: Optional[str] = None, agent: Optional[str] = None,
                  timeout: float = 60.0, env: Optional[Mapping[str, str]] = None,
-                 retry_for: Optional[float] = None, attempt_timeout: Optional[float] = None) -> None:
-        path = binary or os.environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
-        if not path:
-            raise BinaryNotFound("no tollgate binary: pass binary=, set TOLLGATE_BIN, or put tollgate on PATH")
-        self.binary = path
-        self.db = db
+                 retry_for: Optional[float] = None, attempt_timeout: Optional[float] = None,
+                 url: Optional[str] = None, token: Optional[str] = None, token_file: Optional[str] = None,
+                 ca_file: Optional[str] = None) -> None:
+        environ = env if env is not None else os.environ
+        env_url, env_token = env_settings(environ)
+        if url is not None and (binary is not None or db is not None):
+            raise InvalidInput("invalid input: url= and binary=/db= each name where the calls go: give one", {}, 2)
+        # As the CLI decides: --url, else --db (a ledger named here wins
+        # over the environment's service), else $TOLLGATE_URL.
+        if url is None and binary is None and db is None:
+            url = env_url
         self.agent = agent
         self.timeout = timeout
         self.env = dict(env) if env is not None else None
-        # How long each call rides out a transient fault (a database
-        # restarting, a locked ledger) before LedgerUnavailable: passed to
-        # the binary, which retries with backoff; None keeps its default.
         self.retry_for = retry_for
-        # Each attempt's bound, passed as --attempt-timeout: without one a
-        # hung attempt would wait out the whole of retry_for (or timeout).
         self.attempt_timeout = attempt_timeout
+        self.url: Optional[str] = url
+        self.db = db
+        self.binary: Optional[str] = None
+        self._transport: Union[HTTPTransport, SpawnTransport]
+        if url is not None:
+            if token is not None and token_file is not None:
+                raise InvalidInput("invalid input: give token= or token_file=, not both", {}, 2)
+            if token_file is not None:
+                token = read_token_file(token_file)
+            elif token is None:
+                token = env_token
+            if retry_for is None:
+                retry_for = _env_duration(environ, "TOLLGATE_RETRY_FOR", DEFAULT_RETRY_FOR)
+            if attempt_timeout is None:
+                attempt_timeout = _env_duration(environ, "TOLLGATE_ATTEMPT_TIMEOUT", DEFAULT_ATTEMPT_TIMEOUT)
+            if retry_for < 0 or attempt_timeout < 0:
+                raise InvalidInput("invalid input: retry_for and attempt_timeout are not negative", {}, 2)
+            # An attempt_timeout of 0 bounds an attempt by timeout alone.
+            self._transport = HTTPTransport(url, token=token, ca_file=ca_file, retry_for=retry_for,
+                                            attempt_timeout=attempt_timeout or timeout)
+            return
+        if token is not None or token_file is not None or ca_file is not None:
+            raise InvalidInput("invalid input: token=, token_file= and ca_file= are for the service: give url= "
+                               "or set TOLLGATE_URL", {}, 2)
+        # The binary is found in this process's environment, as before
+        # env= existed for the service's settings.
+        path = binary or os.environ.get("TOLLGATE_BIN") or shutil.which("tollgate")
+        if not path:
+            raise BinaryNotFound("no tollgate binary: pass binary=, set TOLLGATE_BIN, or put tollgate on PATH "
+                                 "(or pass url= for tollgate serve)")
+        self.binary = path
+        self._transport = SpawnTransport(path, db=db, timeout=timeout, env=env, retry_for=retry_for,
+                                         attempt_timeout=attempt_timeout)
 
-    def _run(self, command: Sequence[str], args: Sequence[str], stdin: Optional[str] = None) -> Tuple[int, Dict[str, Any]]:
-        argv = [self.binary]
-        if self.db:
-            argv += ["--db", self.db]
-        argv += list(command) + list(args) + ["--json"]
-        if self.retry_for is not None:
-            argv += ["--retry-for", "%dms" % int(self.retry_for * 1000)]
-        if self.attempt_timeout is not None:
-            argv += ["--attempt-timeout", "%dms" % int(self.attempt_timeout * 1000)]
-        name = " ".join(command)
-        try:
-            proc = subprocess.run(argv, input=stdin if stdin is not None else "", capture_output=True, text=True,
-                                  timeout=self.timeout, env=self.env)
-        except (FileNotFoundError, PermissionError, OSError) as exc:
-            raise BinaryNotFound("cannot run tollgate at %r: %s" % (self.binary, exc.strerror or exc)) from None
-        except subprocess.TimeoutExpired:
-            raise TollgateError("tollgate %s did not answer within %gs; the same call again is safe (every write is idempotent)"
-                                % (name, self.timeout)) from None
-        try:
-            answer = json.loads(proc.stdout)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            raise BinaryNotFound("%r is not a tollgate binary this client understands: %s printed no JSON answer (exit %d)"
-                                 % (self.binary, name, proc.returncode))
-        return proc.returncode, answer
+    def close(self) -> None:
+        """Close the service connection the client keeps (nothing for the
+        binary); a later call opens another."""
+        self._transport.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
+                 tb: Optional[TracebackType]) -> None:
+        self.close()
 
     def _call(self, command: Sequence[str], args: Sequence[str], stdin: Optional[str] = None) -> Dict[str, Any]:
-        code, answer = self._run(command, args, stdin)
-        if code != 0:
-            raise error_for(code, answer, " ".join(command))
-        return answer
+        """Run any tollgate command through the binary (an operator's, in
+        tests); the service serves an agent's calls only."""
+        if not isinstance(self._transport, SpawnTransport):
+            raise NotPermitted("the service serves an agent's calls only (guard, report, status, epoch show); "
+                               "run operators' commands against the ledger")
+        return self._transport.call(command, args, stdin)
 
     def guard(self, key: str, *, kind: str, target: str, body: Body, agent: Optional[str] = None,
               lease: Union[float, _dt.timedelta, None] = None, redact: bool = False,
               failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]] = (),
-              context: Optional[Dict[str, Any]] = None) -> "Guard":
+              context: Optional[Dict[str, Any]] = None, attempt_id: Optional[str] = None) -> "Guard":
         """Return a context manager that enters only with a permit.
 
         ``with client.guard(key, kind=..., target=..., body=...) as permit:``
@@ -140,52 +190,45 @@ class Client:
         permit holder has to report. ``context`` (a dict of strings,
         numbers, booleans and lists of strings) is what policy may read
         beside the payload; it is bound to the key like the payload.
+        ``attempt_id`` (service only) is the id sent on every try of this
+        call; a fresh random one by default. Pass one you stored to have a
+        call made again after a crash given the permit its first try was
+        issued.
         """
         return Guard(self, key, kind=kind, target=target, body=body, agent=agent or self.agent, lease=lease,
-                     redact=redact, failure_types=failure_types, context=context)
+                     redact=redact, failure_types=failure_types, context=context, attempt_id=attempt_id)
 
     def request_permit(self, key: str, *, kind: str, target: str, body: Body, agent: Optional[str] = None,
                        lease: Union[float, _dt.timedelta, None] = None, redact: bool = False,
-                       context: Optional[Dict[str, Any]] = None) -> "Permit":
-        """Run ``tollgate guard`` once and return the permit, or raise what
-        the answer says. Prefer ``guard``, which also reports."""
-        payload = json.dumps({"kind": kind, "target": target, "body": _body_text(body)}, ensure_ascii=False)
-        args = [key, "--payload-json", "-"]
-        if agent or self.agent:
-            args += ["--agent", agent or self.agent or ""]
-        if lease is not None:
-            args += ["--lease", _duration(lease)]
-        if redact:
-            args.append("--redact")
-        if context:
-            args += ["--context", json.dumps(context, ensure_ascii=False, allow_nan=False)]
-        return Permit(self, self._call(["guard"], args, stdin=payload))
+                       context: Optional[Dict[str, Any]] = None, attempt_id: Optional[str] = None) -> "Permit":
+        """Guard once and return the permit, or raise what the answer says.
+        Prefer ``guard``, which also reports."""
+        payload = {"kind": kind, "target": target, "body": _body_text(body)}
+        answer = self._transport.guard(key, payload, agent=agent or self.agent, lease_ms=_millis(lease), redact=redact,
+                                       context=context, attempt_id=attempt_id)
+        return Permit(self, answer)
 
     def report(self, key: str, permit_id: str, outcome: str, *, ref: Optional[str] = None,
                latency: Union[float, _dt.timedelta, None] = None) -> Dict[str, Any]:
         """Report a permitted action's outcome: succeeded, failed or unknown."""
         if outcome not in OUTCOMES:
             raise ValueError("outcome must be one of %s (got %r)" % (", ".join(OUTCOMES), outcome))
-        args = [key, "--permit", permit_id, "--outcome", outcome]
-        if ref:
-            args += ["--ref", ref]
-        if latency is not None:
-            args += ["--latency", _duration(latency)]
-        return self._call(["report"], args)
+        return self._transport.report(key, permit_id, outcome, ref=ref, latency_ms=_millis(latency))
 
     def status(self, key: str) -> Dict[str, Any]:
         """Everything the ledger knows about a key (``tollgate status``)."""
-        return self._call(["status"], [key])
+        return self._transport.status(key)
 
     def epoch(self) -> Optional[str]:
         """The active operator epoch, or None when none was activated
         (also before the ledger exists: an agent's first run on a new
         ledger has nothing to fence against)."""
-        try:
-            answer = self._call(["epoch", "show"], [])
-        except NotFound:
-            return None
-        return answer.get("epoch") or None
+        return self._transport.epoch()
+
+
+def _env_duration(environ: Mapping[str, str], name: str, default: float) -> float:
+    value = environ.get(name)
+    return parse_duration(name, value) if value else default
 
 
 class Permit:
@@ -226,11 +269,11 @@ class Guard:
     def __init__(self, client: Client, key: str, *, kind: str, target: str, body: Body, agent: Optional[str],
                  lease: Union[float, _dt.timedelta, None], redact: bool,
                  failure_types: Union[Type[BaseException], Tuple[Type[BaseException], ...]],
-                 context: Optional[Dict[str, Any]] = None) -> None:
+                 context: Optional[Dict[str, Any]] = None, attempt_id: Optional[str] = None) -> None:
         self._client = client
         self._key = key
         self._request = dict(kind=kind, target=target, body=body, agent=agent, lease=lease, redact=redact,
-                             context=context)
+                             context=context, attempt_id=attempt_id)
         self._failure_types = failure_types if isinstance(failure_types, tuple) else (failure_types,)
         self._started = 0.0
         self.permit: Optional[Permit] = None

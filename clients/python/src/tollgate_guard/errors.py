@@ -3,7 +3,9 @@
 Each carries the command's JSON answer (``answer``), its exit code
 (``exit_code``) and the action key (``key``), so an agent can log the key
 and decide what to do without parsing messages. Messages name keys, never
-payload bodies.
+payload bodies. Both transports raise the same classes with the same
+answers: over HTTP the answer is the problem document's members (the
+object ``--json`` prints), the exit code among them.
 """
 
 from __future__ import annotations
@@ -112,6 +114,13 @@ class NotPermitted(TollgateError):
     code = 77
 
 
+class Unauthenticated(NotPermitted):
+    """The service refused the credential (HTTP 401, exit 77): no token,
+    or one that is unknown or revoked. A subclass of ``NotPermitted``, the
+    class the spawning client raises for the same answer, which reaches it
+    only as exit 77."""
+
+
 class LeaseLapsed(TollgateError):
     """The permit's lease ran out before the action started.
 
@@ -141,16 +150,24 @@ _BY_CODE = {c.code: c for c in (InvalidInput, KeyConflict, ActionDenied, Outcome
                                 CommitUnknown)}
 
 
-def error_for(exit_code: int, answer: Mapping[str, Any], command: str) -> TollgateError:
-    """Return the exception for a command's exit code and JSON answer."""
-    cls = _BY_CODE.get(exit_code)
+def error_for(exit_code: Optional[int], answer: Mapping[str, Any], command: str, *,
+              unauthenticated: bool = False) -> TollgateError:
+    """Return the exception for a command's exit code and JSON answer.
+
+    ``unauthenticated`` is the service's 401, which the exit code (77)
+    alone does not tell apart from a refusal of a known caller.
+    """
+    cls = _BY_CODE.get(exit_code) if exit_code is not None else None
     if exit_code == 2:
         cls = InvalidInput
     if exit_code == 75 and answer.get("safe_to_repeat"):
         cls = LedgerUnavailable
+    if unauthenticated:
+        cls = Unauthenticated
     key = answer.get("key")
     what = answer.get("error") or answer.get("reason") or answer.get("state") or "refused"
-    message = "tollgate %s%s: %s (exit %d)" % (command, " " + key if key else "", what, exit_code)
+    message = "tollgate %s%s: %s%s" % (command, " " + key if key else "", what,
+                                       " (exit %d)" % exit_code if exit_code is not None else "")
     if cls is None:
         return TollgateError(message, answer, exit_code)
     return cls(message, answer, exit_code)
