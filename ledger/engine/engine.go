@@ -293,9 +293,10 @@ type Step struct {
 	SQL     string
 }
 
-// Steps reads the migrations in dir of fsys (files named NNNN_what.sql;
-// anything else there, a README, is not one), in version order. There
-// may be none: a schema at its baseline has no migration on top of it.
+// Steps reads the migrations in dir of fsys (files named NNNN_what.sql,
+// NNNN above Baseline; anything else there, a README, is not one), in
+// version order. There may be none: a schema at its baseline has no
+// migration on top of it.
 func Steps(fsys fs.FS, dir string) ([]Step, error) {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -310,6 +311,11 @@ func Steps(fsys fs.FS, dir string) ([]Step, error) {
 		v, err := strconv.Atoi(n)
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with its number", ent.Name())
+		}
+		if v <= Baseline {
+			// A development migration merged after the fold would
+			// otherwise be skipped without a word by every ledger.
+			return nil, fmt.Errorf("migration %s: numbered at or below the baseline %d; a migration on top of the baseline is numbered above it", ent.Name(), Baseline)
 		}
 		b, err := fs.ReadFile(fsys, dir+"/"+ent.Name())
 		if err != nil {
