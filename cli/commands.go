@@ -52,7 +52,7 @@ func commands() map[string]command {
 		define("mcp proxy", "[--agent A] [--target T] [--timeout D] [--lease D] [--guard-reads] [--key-arg NAME] [--redact] [--repeat-window D] -- CMD ARGS...",
 			"run an upstream MCP server and offer its tools, each call guarded, forwarded only with a permit, and reported", bindMCPProxy, runMCPProxy),
 		define("verify", "[--witness FILE] [--archive FILE]", "prove every fact, the hash chain, payload digests and witnessed heads; --archive also proves an archive file", bindVerify, runVerify),
-		define("doctor", "[--agent-user NAME] [--key FILE]", "check whether this deployment enforces approval against the agent's user: exit 0 only when it does, 1 when it does not", bindDoctor, runDoctor),
+		define("doctor", "[--agent-user NAME] [--key FILE] [--socket PATH]", "check whether this deployment enforces approval against the agent's user: exit 0 only when it does, 1 when it does not", bindDoctor, runDoctor),
 		define("export", "[--archives]", "write the evidence of every action as JSON Lines; --archives reads archived actions' evidence from their archives", bindExport, runExport),
 		define("watch", "[--json] [--warn 10m] [--exec CMD]", "follow the ledger: one line per new pending request, approval near expiry, uncertain action, conflict and fenced call", bindWatch, runWatch),
 		define("backup", "FILE [--witness FILE]", "write a consistent copy of the live ledger (never replaces FILE)", bindWitness, runBackup),

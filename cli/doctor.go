@@ -15,17 +15,21 @@ import (
 )
 
 // Its --help example, beside every other command's (help.go).
-func init() { examples["doctor"] = "tollgate doctor --agent-user refund-bot" }
+func init() {
+	examples["doctor"] = "tollgate doctor --agent-user refund-bot --socket /run/tollgate/tollgate.sock"
+}
 
 // doctorFlags: the operator key to judge, as the deciding commands find
 // it, and the user to judge against.
 type doctorFlags struct {
 	keyArg
 	agentUser string
+	socket    string
 }
 
 func bindDoctor(fs *flag.FlagSet, f *doctorFlags) {
 	fs.StringVar(&f.agentUser, "agent-user", "", "judge against this user, as the agents run (default: the user running doctor)")
+	fs.StringVar(&f.socket, "socket", "", "also check the single-host service deployment around this socket of tollgate serve (default: $TOLLGATE_URL's, when it is unix://)")
 	f.keyArg.bind(fs)
 }
 
@@ -53,7 +57,8 @@ func runDoctor(ctx context.Context, c *cmdCtx, f *doctorFlags) (int, error) {
 	in := doctor.Inputs{Agent: agent, Self: os.Getuid(), Ledger: db,
 		Anchor: opkeys.SystemAnchorPath, AnchorEnv: c.env.Getenv("TOLLGATE_OPERATORS_FILE"), Witness: ledger.SystemWitnessPath,
 		Key: key, KeyExplicit: explicit, SSHAuthSock: c.env.Getenv("SSH_AUTH_SOCK"),
-		Facts: func(ctx context.Context) (doctor.LedgerFacts, error) { return ledgerFacts(ctx, c) }}
+		Facts:  func(ctx context.Context) (doctor.LedgerFacts, error) { return ledgerFacts(ctx, c) },
+		Socket: doctorSocket(c, f.socket)}
 	r := doctor.Check(ctx, in)
 	r.ExitCode = ExitOK
 	if !r.Enforces {
@@ -61,6 +66,20 @@ func runDoctor(ctx context.Context, c *cmdCtx, f *doctorFlags) (int, error) {
 	}
 	c.print(answer{code: r.ExitCode, json: r, text: func(w io.Writer) { doctorText(w, r) }})
 	return r.ExitCode, nil
+}
+
+// doctorSocket is the service socket doctor checks the deployment
+// around: --socket (a path, or a unix:// URL), else the socket
+// $TOLLGATE_URL names, else none.
+func doctorSocket(c *cmdCtx, flagValue string) string {
+	if flagValue == "" {
+		u := c.env.Getenv("TOLLGATE_URL")
+		if !strings.HasPrefix(u, "unix://") {
+			return ""
+		}
+		flagValue = u
+	}
+	return strings.TrimPrefix(flagValue, "unix://")
 }
 
 // ledgerFacts reads what doctor needs through the reading path: it

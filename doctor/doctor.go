@@ -146,6 +146,14 @@ type Inputs struct {
 	SSHAuthSock string
 	// Stat is os.Stat when nil.
 	Stat func(string) (fs.FileInfo, error)
+	// Socket is the service's Unix socket. Set, doctor also checks the
+	// recommended single-host deployment (service.go): the service
+	// answers there, the agent's user can connect and others cannot, and
+	// the ledger is the service user's alone.
+	Socket string
+	// Health asks the service on Socket whether it runs; nil is
+	// SocketHealth.
+	Health func(ctx context.Context, socket string) error
 }
 
 // Check runs every check and returns the report: exit 0 only when no
@@ -159,7 +167,11 @@ func Check(ctx context.Context, in Inputs) Report {
 			return LedgerFacts{}, errors.New("no way to read the ledger was given")
 		}
 	}
+	if in.Health == nil {
+		in.Health = SocketHealth
+	}
 	in.Ledger, in.Anchor, in.Witness, in.Key, in.SSHAuthSock = absPath(in.Ledger), absPath(in.Anchor), absPath(in.Witness), absPath(in.Key), absPath(in.SSHAuthSock)
+	in.Socket = absPath(in.Socket)
 	c := checker{in: in, files: files{stat: in.Stat, agent: in.Agent}}
 	out := []Finding{c.agentUser()}
 	onPG := postgres.IsURL(in.Ledger)
@@ -190,6 +202,9 @@ func Check(ctx context.Context, in Inputs) Report {
 	}
 	if f, ok := c.sshAgent(); ok {
 		out = append(out, f)
+	}
+	if in.Socket != "" {
+		out = append(out, c.service(ctx)...)
 	}
 	return newReport(in.Agent, out)
 }

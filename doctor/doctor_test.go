@@ -201,37 +201,46 @@ func TestDoctorLayouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := goodHost(t)
 			tc.layout(t, h)
-			r := doctor.Check(context.Background(), h.in)
-			got := map[string]doctor.Severity{}
-			for _, f := range r.Findings {
-				if f.Message == "" || f.Fix == "" || f.OK != (f.Severity == doctor.OK || f.Severity == doctor.Info) {
-					t.Errorf("malformed finding %+v", f)
-				}
-				if !f.OK {
-					got[f.ID] = f.Severity
-				}
-			}
-			for id, sev := range tc.bad {
-				if _, ok := r.Find(id); sev == absent && ok {
-					t.Errorf("%s reported, want none", id)
-				} else if sev != absent && got[id] != sev {
-					t.Errorf("%s: %q, want %q", id, got[id], sev)
-				}
-				delete(got, id)
-			}
-			for id, sev := range got {
-				t.Errorf("unexpected %s finding %s", sev, id)
-			}
-			if r.ExitCode != tc.exit || r.Enforces != (tc.exit == 0) {
-				t.Errorf("exit %d (enforces %v), want %d", r.ExitCode, r.Enforces, tc.exit)
-			}
-			if t.Failed() {
-				for _, f := range r.Findings {
-					t.Logf("%-5s %-15s %s\n      %s", f.Severity, f.ID, f.Message, f.Fix)
-				}
-			}
+			checkLayout(t, h, tc.bad, tc.exit)
 		})
 	}
+}
+
+// checkLayout runs doctor on h and checks that exactly the findings in
+// bad are not ok, each with its severity (absent: not reported at all),
+// that every finding names what and what to do, and the exit code.
+func checkLayout(t *testing.T, h *host, bad map[string]doctor.Severity, exit int) doctor.Report {
+	t.Helper()
+	r := doctor.Check(context.Background(), h.in)
+	got := map[string]doctor.Severity{}
+	for _, f := range r.Findings {
+		if f.Message == "" || f.Fix == "" || f.OK != (f.Severity == doctor.OK || f.Severity == doctor.Info) {
+			t.Errorf("malformed finding %+v", f)
+		}
+		if !f.OK {
+			got[f.ID] = f.Severity
+		}
+	}
+	for id, sev := range bad {
+		if _, ok := r.Find(id); sev == absent && ok {
+			t.Errorf("%s reported, want none", id)
+		} else if sev != absent && got[id] != sev {
+			t.Errorf("%s: %q, want %q", id, got[id], sev)
+		}
+		delete(got, id)
+	}
+	for id, sev := range got {
+		t.Errorf("unexpected %s finding %s", sev, id)
+	}
+	if r.ExitCode != exit || r.Enforces != (exit == 0) {
+		t.Errorf("exit %d (enforces %v), want %d", r.ExitCode, r.Enforces, exit)
+	}
+	if t.Failed() {
+		for _, f := range r.Findings {
+			t.Logf("%-5s %-15s %s\n      %s", f.Severity, f.ID, f.Message, f.Fix)
+		}
+	}
+	return r
 }
 
 // listen puts an ssh-agent stand-in socket at h.sockPath: doctor only

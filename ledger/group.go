@@ -29,6 +29,23 @@ type group struct {
 	mu    sync.Mutex
 	queue []*groupCall
 	busy  bool // a leader is running a batch
+	// observe, when set, is told each batch's size once it has committed
+	// (ObserveBatches).
+	observe atomic.Pointer[func(size int)]
+}
+
+// ObserveBatches has f told, after each group commit, how many calls it
+// held (one for a call that found no other waiting), so that a server can
+// show whether concurrent callers share their commits. f runs on the
+// batch leader's goroutine after every call of the batch has its answer,
+// and must not block; nil stops the reports. A store opened without
+// Options.GroupCommit forms no batches and never calls f.
+func (s *Store) ObserveBatches(f func(size int)) {
+	if f == nil {
+		s.group.observe.Store(nil)
+		return
+	}
+	s.group.observe.Store(&f)
 }
 
 type groupCall struct {
@@ -108,6 +125,11 @@ func (s *Store) lead() {
 	g.mu.Lock()
 	g.handoff()
 	g.mu.Unlock()
+	// Told after the lead has passed on: the next batch need not wait
+	// for the observer.
+	if f := g.observe.Load(); f != nil {
+		(*f)(len(batch))
+	}
 }
 
 // commitBatch runs the calls in one transaction. A call alone runs as an

@@ -49,6 +49,16 @@ type GuardOptions struct {
 	// is given again to a later guard with the same id, key, payload and
 	// agent while it executes. Empty: none.
 	Attempt string
+	// Caller, when set, says whether the caller may act on a key recorded
+	// under the agent name owner ("" for an intent recorded outside
+	// tollgate). A key it refuses is answered ErrNotCallersKey before any
+	// step is taken or anything logged: a server whose callers share the
+	// store keeps one agent from being handed the permit an operator
+	// approved for another whose key and payload it guessed. It is asked
+	// in the guard's own reads (the projection row a retry is answered
+	// from, the facts the transaction reads), so the check costs no read
+	// of its own. Nil: every key is the caller's (one agent per store).
+	Caller func(ctx context.Context, owner string) (bool, error)
 	// target is the payload's target, for a condition to read.
 	target string
 	// body is the payload's body, for a condition to read as
@@ -127,6 +137,9 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 			return a, err
 		}
 	} else if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
+		if err := opt.mayActOn(ctx, k.String(), ix.Agent); err != nil {
+			return Answer{}, err
+		}
 		if a, ok := s.indexAnswer(ctx, k, ix, nil); ok {
 			return a, nil
 		}
@@ -138,7 +151,7 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// holds.
 	var issued []string
 	r, err := writeKeyed(ctx, s, k.Logical, func(tx *Tx) (refused[Answer], error) {
-		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context}, tx.now)
+		in, ce, fe, err := recordTx(ctx, tx, k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context, mayActOn: opt.mayActOn}, tx.now)
 		switch {
 		case err != nil:
 			return refused[Answer]{}, err
@@ -164,6 +177,25 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		return Answer{}, err
 	}
 	return r.val, r.err
+}
+
+// ErrNotCallersKey means the key was recorded under an agent name the
+// caller may not act as (GuardOptions.Caller): exit 77, HTTP 403.
+var ErrNotCallersKey = fmt.Errorf("%w: the key was recorded by another agent, and a caller acts on its own keys only", ErrNotPermitted)
+
+// mayActOn applies o.Caller to key, recorded under owner.
+func (o GuardOptions) mayActOn(ctx context.Context, key, owner string) error {
+	if o.Caller == nil {
+		return nil
+	}
+	ok, err := o.Caller(ctx, owner)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("key %s: %w", key, ErrNotCallersKey)
+	}
+	return nil
 }
 
 // indexAnswer answers an identical retry from the key's projection row,

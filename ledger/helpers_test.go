@@ -129,11 +129,11 @@ func (r *rawConn) q(query string) string {
 	return query
 }
 
-// privateWrite matches an edit of a table that schema 9 keeps behind a
-// view on PostgreSQL (payloads, conflicts): an administrator forging a
-// row edits the table itself, since a view's masked column cannot be
-// written and a view cannot be truncated.
-var privateWrite = regexp.MustCompile(`\b(UPDATE|TRUNCATE|DELETE FROM) (payloads|conflicts)\b`)
+// privateWrite matches an edit of a table that PostgreSQL keeps behind a
+// view (payloads, conflicts; action_index from schema 42): an
+// administrator forging a row edits the table itself, since a view's
+// masked column cannot be written and a view cannot be truncated.
+var privateWrite = regexp.MustCompile(`\b(UPDATE|TRUNCATE|DELETE FROM) (payloads|conflicts|action_index)\b`)
 
 // Exec runs query with ? placeholders.
 func (r *rawConn) Exec(query string, args ...any) (sql.Result, error) {

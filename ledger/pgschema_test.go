@@ -24,8 +24,8 @@ var updatePGBaseline = flag.Bool("pg-baseline-update", false, "write ledger/post
 const pgBaselineFile = "postgres/testdata/baseline.sql.gz"
 
 // pgDevLastFile is pg_dump of a ledger at PostgreSQL's last development
-// schema (41), made by that build (testdata/dev20_ledger.sql.gz copied).
-const pgDevLastFile = "testdata/dev41_ledger.sql.gz"
+// schema (42), made by that build (testdata/dev20_ledger.sql.gz copied).
+const pgDevLastFile = "testdata/dev42_ledger.sql.gz"
 
 // loadDump runs a pg_dump script in the database u names, as its owner:
 // psql's own commands (\restrict) left out.

@@ -18,6 +18,9 @@ type RecordOptions struct {
 	Redact bool
 	// Context is stored with the intent and bound to its key (Guard's).
 	Context Context
+	// mayActOn, when set, refuses a key recorded under another agent
+	// before anything is logged on it (GuardOptions.Caller).
+	mayActOn func(ctx context.Context, key, owner string) error
 }
 
 // Intent is the stored intent of one key.
@@ -119,6 +122,11 @@ func recordTx(ctx context.Context, tx *Tx, k Key, p Payload, digest string, opt 
 	f, err := loadFacts(ctx, tx, key)
 	if err != nil {
 		return out, nil, nil, err
+	}
+	if opt.mayActOn != nil {
+		if err := opt.mayActOn(ctx, key, f.Agent); err != nil {
+			return out, nil, nil, err
+		}
 	}
 	out = f.intent(k, stored, now)
 	if stored == digest && storedCtx == opt.Context.Digest() {

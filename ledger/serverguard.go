@@ -63,6 +63,9 @@ func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key,
 		if !ix.unpack(r.Answer) || ix.SHA256 != digest || ix.Context != c.ContextSHA256 {
 			return Answer{}, false, nil
 		}
+		if err := opt.mayActOn(ctx, c.Key, ix.Agent); err != nil {
+			return Answer{}, true, err
+		}
 		var epochIs func(string) bool
 		if r.EpochRead {
 			epochIs = func(e string) bool { return e == r.ActiveEpoch }

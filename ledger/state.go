@@ -289,8 +289,12 @@ func movedKeys(tx *Tx) []string {
 // it against. It is PL/pgSQL, not SQL, because a SQL function's body is
 // parsed and planned again on every call (1.3 ms of a guard's server time,
 // BenchmarkPostgresAgents), while PL/pgSQL keeps the plan for the session.
+//
+// Its search_path looks in tollgate_private first: from schema 42 the
+// projection's table is there, behind a view of its name that hides other
+// roles' targets; on an older schema the name finds public's table.
 const refreshIndexSQL = `CREATE OR REPLACE FUNCTION tollgate_refresh_index(p_key text, p_target text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $fn$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = tollgate_private, public, pg_temp AS $fn$
 BEGIN
 UPDATE action_index x SET stage = s.stage, deadline_ms = s.deadline, updated_ms = s.updated,
     logical_key = s.logical, epoch = s.epoch, kind = s.kind, agent = s.agent, retained = s.retained, redacted = s.redacted,

@@ -13,7 +13,7 @@ migrations, which says why it is so. What the Go code defines itself
 Prose above a file's objects and the static rows below them are kept
 (see ABOVE and BELOW).
 
-This is how the baseline was made from development migrations 7-41; it
+This is how the baseline was made from development migrations 7-42; it
 is kept so that folding is mechanical, not for everyday changes (those
 edit the files and add a forward migration).
 """
@@ -52,11 +52,22 @@ def migrations(d):
 
 
 def comment_before(text, pos):
-    """The contiguous -- comment lines right above pos."""
+    """The comment lines right above pos, or else those that open the
+    paragraph (lines up to a blank one) that pos is in: a migration may
+    explain a few statements with one comment."""
     lines = text[:pos].split("\n")[:-1]
     block = []
     while lines and lines[-1].startswith("--"):
         block.insert(0, lines.pop())
+    if block:
+        return block
+    para = []
+    while lines and lines[-1].strip():
+        para.insert(0, lines.pop())
+    for line in para:
+        if not line.startswith("--"):
+            break
+        block.append(line)
     return block
 
 
@@ -66,7 +77,8 @@ def why(migs, typ, name):
     if typ == "FUNCTION":
         pat = r"CREATE (OR REPLACE )?FUNCTION (public\.|tollgate_private\.)?%s\s*\(" % re.escape(base)
     elif typ in ("TABLE", "VIEW"):
-        pat = r"CREATE (OR REPLACE )?(TABLE|VIEW) (IF NOT EXISTS )?(public\.|tollgate_private\.)?%s\b" % re.escape(base)
+        # A table and a view may share a name in the two schemas.
+        pat = r"CREATE (OR REPLACE )?%s (IF NOT EXISTS )?(public\.|tollgate_private\.)?%s\b" % (typ, re.escape(base))
     elif typ == "TRIGGER":
         pat = r"CREATE (OR REPLACE )?(CONSTRAINT )?TRIGGER %s\b" % re.escape(name.split(" ")[-1])
     else:

@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,20 +14,9 @@ import (
 // next call, and an agent-scoped token reads no key but its holder's.
 func TestServeWithLedgerTokens(t *testing.T) {
 	home := t.TempDir()
-	db := filepath.Join(home, "ledger.db")
+	db := backendDB(t, home)
 	seedPolicy(t, db)
-	token := func(name string, extra ...string) (id, secret string) {
-		t.Helper()
-		r := agent(t, home, nil, nil, append([]string{"--db", db, "agents", "token", "create", name, "--operator", "alice", "--json"}, extra...)...)
-		m := r.json(t)
-		tok, _ := m["token"].(map[string]any)
-		secret, _ = m["secret"].(string)
-		id, _ = tok["id"].(string)
-		if r.code != 0 || secret == "" || id == "" {
-			t.Fatalf("token create %s: %d %s %s", name, r.code, r.stdout, r.stderr)
-		}
-		return id, secret
-	}
+	token := func(name string, extra ...string) (id, secret string) { return makeToken(t, home, db, name, extra...) }
 	id1, bot1 := token("bot-1")
 	_, bot2 := token("bot-2")
 	_, ops := token("ops", "--scope", "operator")
@@ -82,4 +70,19 @@ func TestServeWithLedgerTokens(t *testing.T) {
 	if r := status(bot1, "refund:lt1"); r.code != 77 || !strings.Contains(r.stderr, "revoked") {
 		t.Fatalf("a revoked token's next call: %d %s %s", r.code, r.stdout, r.stderr)
 	}
+}
+
+// makeToken makes an agent token with `agents token create NAME`, as an
+// operator does, and returns its id and its secret.
+func makeToken(t *testing.T, home, db, name string, extra ...string) (id, secret string) {
+	t.Helper()
+	r := agent(t, home, nil, nil, append([]string{"--db", db, "agents", "token", "create", name, "--operator", "alice", "--json"}, extra...)...)
+	m := r.json(t)
+	tok, _ := m["token"].(map[string]any)
+	secret, _ = m["secret"].(string)
+	id, _ = tok["id"].(string)
+	if r.code != 0 || secret == "" || id == "" {
+		t.Fatalf("token create %s: %d %s %s", name, r.code, r.stdout, r.stderr)
+	}
+	return id, secret
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -100,8 +101,9 @@ func TestServeSIGTERM(t *testing.T) {
 }
 
 // hammer runs workers that guard keys through the service until stopped
-// or the server is gone, and returns every permit acknowledged to them.
-func hammer(t *testing.T, urls []string, workers int, keys int, stop <-chan struct{}) map[string][]string {
+// or the server is gone, and returns every permit acknowledged to them,
+// counting each in acks as it comes.
+func hammer(t *testing.T, urls []string, workers int, keys int, stop <-chan struct{}, acks *atomic.Int64) map[string][]string {
 	var mu sync.Mutex
 	acked := map[string][]string{}
 	var wg sync.WaitGroup
@@ -141,6 +143,7 @@ func hammer(t *testing.T, urls []string, workers int, keys int, stop <-chan stru
 					mu.Lock()
 					acked[key] = append(acked[key], a.PermitID)
 					mu.Unlock()
+					acks.Add(1)
 				}
 			}
 		}()
@@ -184,18 +187,23 @@ func checkAcked(t *testing.T, db string, acked map[string][]string) {
 // it loses nothing it acknowledged: each answer is sent after its commit.
 func TestServeSIGKILLUnderLoad(t *testing.T) {
 	home := t.TempDir()
-	db := filepath.Join(home, "ledger.db")
+	db := backendDB(t, home)
 	seedPolicy(t, db)
 	sock := filepath.Join(home, "s.sock")
 	srv := startServer(t, db, home, "--listen", "unix:"+sock, "--socket-user", me(t), "--rate", "0")
 	stop := make(chan struct{})
+	var acks atomic.Int64
 	go func() {
-		time.Sleep(700 * time.Millisecond)
+		// Killed once the load is running (30 permits acknowledged; on a
+		// slow machine or database, after 20 s whatever the count).
+		for deadline := time.Now().Add(20 * time.Second); acks.Load() < 30 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
 		srv.cmd.Process.Signal(syscall.SIGKILL)
 		time.Sleep(300 * time.Millisecond)
 		close(stop)
 	}()
-	acked := hammer(t, []string{"unix://" + sock}, 8, 0, stop)
+	acked := hammer(t, []string{"unix://" + sock}, 8, 0, stop, &acks)
 	checkAcked(t, db, acked)
 }
 
@@ -220,6 +228,6 @@ func TestTwoServersOnePostgres(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		close(stop)
 	}()
-	acked := hammer(t, urls, 8, 40, stop)
+	acked := hammer(t, urls, 8, 40, stop, new(atomic.Int64))
 	checkAcked(t, db, acked)
 }

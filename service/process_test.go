@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"maps"
 	"math/big"
 	"net"
 	"os"
@@ -349,7 +350,10 @@ func TestSocketAnotherUser(t *testing.T) {
 	fmt.Sscan(nobody.Gid, &gid)
 	cred := &syscall.Credential{Uid: uid, Gid: gid}
 
-	private := t.TempDir() // 0700: the ledger's folder
+	private := t.TempDir() // the ledger's folder, the service user's alone
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	db := filepath.Join(private, "ledger.db")
 	seedPolicy(t, db)
 	shared, err := os.MkdirTemp("", "tollgate-sock")
@@ -379,6 +383,36 @@ func TestSocketAnotherUser(t *testing.T) {
 	// The service's own user (root here) is not admitted by the group.
 	if r := agent(t, private, []string{"TOLLGATE_URL=unix://" + sock}, nil, guard...); r.code != 77 || !strings.Contains(r.stderr, "--socket-user") {
 		t.Fatalf("the service's own user: exit %d %s", r.code, r.stderr)
+	}
+
+	// doctor, run by the operator about the agents' user, finds the
+	// deployment as docs/service.md lays it out: the service answers,
+	// the agent can connect, the ledger is the service user's alone.
+	// The socket comes from --socket, or from TOLLGATE_URL.
+	doctor := func(env []string, args ...string) map[string]string {
+		r := agent(t, private, append(env, "TOLLGATE_DB="+db), nil, append([]string{"doctor", "--agent-user", "nobody", "--json"}, args...)...)
+		got := map[string]string{}
+		for _, x := range r.json(t)["findings"].([]any) {
+			if f := x.(map[string]any); strings.HasPrefix(f["id"].(string), "service.") {
+				got[f["id"].(string)] = f["severity"].(string)
+			}
+		}
+		return got
+	}
+	allOK := map[string]string{"service.running": "ok", "service.socket": "ok", "service.ledger-owner": "ok", "service.ledger-folder": "ok"}
+	if got := doctor(nil, "--socket", sock); !maps.Equal(got, allOK) {
+		t.Fatalf("doctor --socket on the recommended deployment: %v", got)
+	}
+	if got := doctor([]string{"TOLLGATE_URL=unix://" + sock}); !maps.Equal(got, allOK) {
+		t.Fatalf("doctor with TOLLGATE_URL: %v", got)
+	}
+	// Killed, the server leaves its socket behind, and doctor says the
+	// service is not running.
+	srv.cmd.Process.Signal(syscall.SIGKILL)
+	<-srv.done
+	srv.done <- nil // for the cleanup
+	if got := doctor(nil, "--socket", sock); got["service.running"] != "fail" {
+		t.Fatalf("doctor with the server killed: %v", got)
 	}
 }
 

@@ -331,10 +331,55 @@ func TestIdentity(t *testing.T) {
 	}
 }
 
+// TestGuardRefusesOthersApprovedKey: a key an operator approved for
+// one agent is not another's to take, even with its payload: the other
+// is refused (403, exit 77) before the ledger takes any step or logs
+// anything, with the key's payload or another, and the agent it was
+// approved for still gets its permit. The refusal comes from the guard
+// itself (GuardOptions.Caller), in the reads it makes anyway.
+func TestGuardRefusesOthersApprovedKey(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	ctx := context.Background()
+	body := guardBody("email", "cust-1", "hello")
+	if code, _, m := f.guard("tok-bot1", "email:ask", body); code != 202 {
+		t.Fatalf("first guard: %d %v", code, m)
+	}
+	if _, err := f.store.Approve(ctx, "email:ask", "alice", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{body, guardBody("email", "cust-1", "another body")} {
+		code, _, m := f.guard("tok-bot2", "email:ask", b)
+		if code != 403 || m["type"] != string(service.ProblemNotPermitted) || m["exit_code"] != 77.0 || m["permit_id"] != nil {
+			t.Fatalf("another agent guarding an approved key: %d %v", code, m)
+		}
+		if d, err := f.store.Status(ctx, "email:ask"); err != nil || d.State != ledger.StateApproved {
+			t.Fatalf("after the refusal the key is %q (%v), not still approved", d.State, err)
+		}
+	}
+	if c, err := f.store.Conflicts(ctx, true, "", 0, 0); err != nil || len(c) != 0 {
+		t.Fatalf("a refused guard logged conflicts: %v %v", c, err)
+	}
+	if code, _, m := f.guard("tok-bot1", "email:ask", body); code != 200 || m["permit_id"] == nil {
+		t.Fatalf("the agent it was approved for: %d %v", code, m)
+	}
+}
+
 // TestBadInput: each malformed request is a 400 naming its rule, and
 // nothing is stored.
 func TestBadInput(t *testing.T) {
 	f := newFixture(t, service.Config{})
+	// Nothing a refused request sends is stored: the ledger's chain head
+	// is the same after all of them (a conflict or any event would move
+	// it), whatever the request's key.
+	before, err := f.store.Head(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if after, err := f.store.Head(context.Background()); err != nil || after.Seq != before.Seq || after.Hash != before.Hash {
+			t.Errorf("refused requests moved the ledger's head from %d to %d (%v)", before.Seq, after.Seq, err)
+		}
+	}()
 	good := guardBody("refund", "c", "b")
 	big := guardBody("refund", "c", strings.Repeat("\U0001F600", 4000)+strings.Repeat(" ", 300000))
 	for _, c := range []struct {
@@ -379,6 +424,8 @@ func TestBadInput(t *testing.T) {
 		{"report with a bad outcome", `{"key":"refund:r","permit":"p","outcome":"done"}`, "outcome"},
 		{"report with a bad key", `{"key":"R","permit":"p","outcome":"succeeded"}`, "key"},
 		{"report with an unknown field", `{"key":"refund:r","permit":"p","outcome":"succeeded","body":"x"}`, "unknown field"},
+		{"report of malformed JSON", `{"key":"refund:r",`, "not the JSON object"},
+		{"report oversized", `{"key":"refund:r","permit":"p","outcome":"succeeded","ref":"` + strings.Repeat("x", 1<<20) + `"}`, "larger than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, m := f.call("POST", "/v1/report", "tok-bot1", nil, c.body)
@@ -541,4 +588,70 @@ func TestHealthAndMetrics(t *testing.T) {
 	if !strings.Contains(string(b), `tollgate_ledger_errors_total{exit_code="74"} 1`) || !strings.Contains(string(b), `tollgate_ledger_errors_total{exit_code="75"} 2`) {
 		t.Errorf("ledger errors not counted:\n%s", b)
 	}
+}
+
+// TestMetricsGroupCommitSizes: guards fired at once through the server
+// share commits, and /metrics shows it: the group commit histogram
+// counts every batch the ledger committed, some of them holding more
+// than one call. Its counts come from the ledger's batches (the hook on
+// the store), not from the requests: a server that did not wire the hook
+// shows an empty histogram and fails here.
+func TestMetricsGroupCommitSizes(t *testing.T) {
+	f := newFixture(t, service.Config{})
+	const callers, each = 32, 4
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for w := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for k := range each {
+				req, _ := http.NewRequest("POST", f.url+"/v1/guard", strings.NewReader(guardBody("refund", "c", fmt.Sprint(w, k))))
+				req.Header.Set("Idempotency-Key", fmt.Sprintf("refund:g%d-%d", w, k))
+				req.Header.Set("Authorization", "Bearer tok-bot1")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					t.Errorf("guard %d/%d: %d", w, k, resp.StatusCode)
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	resp, err := http.Get(f.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	h := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, ok := strings.Cut(line, " ")
+		if !ok || !strings.HasPrefix(name, "tollgate_group_commit_size") {
+			continue
+		}
+		var n float64
+		fmt.Sscan(v, &n)
+		h[name] = n
+	}
+	batches, ones, calls := h["tollgate_group_commit_size_count"], h[`tollgate_group_commit_size_bucket{le="1"}`], h["tollgate_group_commit_size_sum"]
+	// Every guard of a new key is one write: the batches' sizes add up to
+	// at least the guards (a guard that lost a race writes again).
+	if calls < callers*each {
+		t.Fatalf("the batches hold %v calls, fewer than the %d guards:\n%s", calls, callers*each, b)
+	}
+	if batches-ones < 1 {
+		t.Fatalf("%v batches, %v of them of one call: %d concurrent callers never shared a commit:\n%s", batches, ones, callers, b)
+	}
+	if h[`tollgate_group_commit_size_bucket{le="+Inf"}`] != batches {
+		t.Fatalf("the +Inf bucket is not the count:\n%s", b)
+	}
+	t.Logf("%v calls in %v batches (%v alone)", calls, batches, ones)
 }

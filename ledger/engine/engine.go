@@ -280,7 +280,7 @@ func Retry(ctx context.Context, e interface {
 // Baseline is the schema version of the first release on both engines:
 // the schema each engine's definition files create. Versions below it
 // were development schemas, before anything was released; a number far
-// above the last of them (SQLite 20, PostgreSQL 41) makes one of them
+// above the last of them (SQLite 20, PostgreSQL 42) makes one of them
 // recognisable at a glance. A later change to a schema is a numbered
 // migration above Baseline.
 const Baseline = 100

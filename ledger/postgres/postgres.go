@@ -56,7 +56,7 @@ var migrationFS embed.FS
 // DevLast is the last development schema (before the first release): a
 // ledger at it is carried to the baseline. Any other schema below
 // engine.Baseline is refused.
-const DevLast = 41
+const DevLast = 42
 
 // Options configures Open.
 type Options struct {
@@ -352,8 +352,9 @@ func (e *Engine) retry(ctx context.Context, once func() error) error {
 
 // privateTables are the tables schema 10 keeps where no role but the
 // owner reaches them, each behind a view of its name in public that
-// hides another role's payload bodies.
-var privateTables = map[string]bool{"payloads": true, "conflicts": true}
+// hides another role's payload bodies, and from schema 42 its targets
+// (action_index).
+var privateTables = map[string]bool{"payloads": true, "conflicts": true, "action_index": true}
 
 // Table is the table that stores the rows of name, for the owner's
 // writes that bypass the insert functions (a copy from another ledger):

@@ -1491,7 +1491,7 @@ END $$;
 -- archived ledger (migrate --from) brings its stubs before its intents.
 CREATE FUNCTION public.tollgate_index_intent() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'public', 'pg_temp'
+    SET search_path TO 'tollgate_private', 'public', 'pg_temp'
     AS $$
 BEGIN
     IF EXISTS (SELECT 1 FROM archived_keys WHERE action_key = NEW.action_key) THEN

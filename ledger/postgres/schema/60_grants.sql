@@ -305,6 +305,9 @@ REVOKE ALL ON FUNCTION tollgate_private.replace_in_function(p_schema integer, p_
 
 REVOKE ALL ON FUNCTION tollgate_private.seal_pending() FROM PUBLIC;
 
+GRANT SELECT ON TABLE tollgate_private.action_index TO tollgate_agent;
+GRANT SELECT ON TABLE tollgate_private.action_index TO tollgate_operator;
+
 GRANT SELECT ON TABLE public.action_index TO tollgate_agent;
 GRANT SELECT ON TABLE public.action_index TO tollgate_operator;
 
