@@ -115,7 +115,8 @@ func Of(err error) int {
 	case errors.Is(err, ledger.ErrNotPermitted):
 		return NotPermitted
 	case errors.Is(err, ledger.ErrInvalidInput), errors.Is(err, approvals.ErrReasonRequired), errors.Is(err, opkeys.ErrKey),
-		errors.Is(err, ledger.ErrNotLedger), errors.Is(err, ledger.ErrNewerSchema), errors.Is(err, ledger.ErrNeedsMigration):
+		errors.Is(err, ledger.ErrNotLedger), errors.Is(err, ledger.ErrNewerSchema), errors.Is(err, ledger.ErrNeedsMigration),
+		errors.Is(err, ledger.ErrDevelopmentSchema):
 		return Invalid
 	case errors.Is(err, ledger.ErrNotFound), errors.Is(err, ledger.ErrNoPermit), errors.Is(err, approvals.ErrNoRequest),
 		errors.Is(err, ledger.ErrNoLedger):

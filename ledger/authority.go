@@ -157,17 +157,3 @@ func legacyThrough(ctx context.Context, tx *Tx) (int64, error) {
 	}
 	return seq - 1, nil
 }
-
-// markStatementsV2 is schema 8's step on a ledger that already holds
-// signatures: it appends the marker after which every statement is v2.
-func markStatementsV2(ctx context.Context, tx *Tx) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM signatures").Scan(&n); err != nil || n == 0 {
-		return err
-	}
-	if err := appendEvent(ctx, tx, "", evStatementsV2, "tollgate", map[string]any{"statements": 2}, tx.now, nil); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1", tx.head.Seq, tx.head.Hash)
-	return err
-}

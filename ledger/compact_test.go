@@ -2,17 +2,13 @@ package ledger
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tollgate-dev/tollgate/approvals"
-	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // queryPlan is SQLite's plan for q, one line per step.
@@ -84,145 +80,6 @@ func TestOpenWorkUsesThePartialIndex(t *testing.T) {
 	if p := strings.Join(plan, "; "); !strings.Contains(p, "action_index_open") || strings.Contains(p, "SCAN action_index") {
 		t.Errorf("the epoch's fence: plan %q does not search action_index_open", p)
 	}
-}
-
-// upgradedFixture is testdata/schema10_ledger.sql loaded into a file as
-// tollgate left it (schema 10), with its chain head read from the file
-// before anything of this build touches it.
-func upgradedFixture(t *testing.T) (path string, head Head) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), "old.db")
-	script, err := os.ReadFile("testdata/schema10_ledger.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := rawDB(t, path)
-	if _, err := db.Exec(string(script)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = 10; PRAGMA journal_mode = WAL", sqlite.ApplicationID)); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow("SELECT seq, hash FROM chain_head").Scan(&head.Seq, &head.Hash); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	return path, head
-}
-
-// TestUpgradeKeepsTheHead migrates in place a schema-10 ledger that the
-// code before schema 12 made (every kind of fact, testdata): the chain's
-// hash inputs did not change, so verify proves it with the head it had,
-// and its projection and lists answer as before.
-func TestUpgradeKeepsTheHead(t *testing.T) {
-	sqliteOnly(t)
-	path, head := upgradedFixture(t)
-	if head.Seq != 87 || head.Hash != "d6f01de1a110ffc28cc8fac0048ce00716d8109b95aeb630bd71568882bf9ba5" {
-		t.Fatalf("the fixture's head is %d %s, not the one it was made with", head.Seq, head.Hash)
-	}
-	c := newClock()
-	s, err := Open(ctx, path, Options{Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	var v int
-	s.r.QueryRow("PRAGMA user_version").Scan(&v)
-	if v != SchemaVersion() {
-		t.Fatalf("schema %d after the upgrade, want %d", v, SchemaVersion())
-	}
-	// The rebuild ran with foreign keys off: every reference still holds,
-	// and the writer has them on again.
-	var fk int
-	if err := s.w.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
-		t.Fatalf("foreign keys on the writer after the upgrade: %d, %v", fk, err)
-	}
-	if rows, err := s.w.Query("PRAGMA foreign_key_check"); err != nil {
-		t.Fatal(err)
-	} else {
-		if rows.Next() {
-			t.Error("the upgraded ledger has a reference that no longer holds")
-		}
-		rows.Close()
-	}
-	rep, err := s.Verify(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.OK() || rep.ChainHead != head.Hash {
-		t.Fatalf("verify after the upgrade: ok=%v head %s (want %s): %v", rep.OK(), rep.ChainHead, head.Hash, rep.Problems)
-	}
-	// An identical retry is still answered from the stored facts, and a
-	// different payload is still a conflict.
-	if a, err := s.Guard(ctx, "refund-1", Payload{"refund", "acct-1", "10 EUR"}, GuardOptions{Agent: "a2"}); err != nil || !a.Replayed || a.State != StateSucceeded {
-		t.Fatalf("retry after the upgrade: %+v, %v", a, err)
-	}
-	if _, err := s.Guard(ctx, "refund-1", Payload{"refund", "acct-1", "11 EUR"}, GuardOptions{Agent: "a2"}); !errors.As(err, new(*ConflictError)) {
-		t.Fatalf("a different payload after the upgrade: %v", err)
-	}
-	// The fixture's requests expire; a new one, of the active epoch, waits.
-	c.Add(48 * time.Hour)
-	e, err := s.Epoch(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, err := s.Guard(ctx, "hsr1:"+e.Epoch+":wire-9", Payload{"wire", "bank", "9 EUR"}, GuardOptions{Agent: "a3"}); err != nil || a.State != StatePending {
-		t.Fatalf("a new request after the upgrade: %+v, %v", a, err)
-	}
-	// Each state's list is exactly the rows of that state in the whole
-	// projection: the partial index misses no open action.
-	all, err := s.List(ctx, Filter{Limit: 10000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[State]bool{}
-	for _, st := range States() {
-		var want []string
-		for _, r := range all {
-			if r.State == st {
-				want = append(want, r.Key)
-			}
-		}
-		seen[st] = len(want) > 0
-		rows, err := s.List(ctx, Filter{State: st, Limit: 10000})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range rows {
-			got = append(got, r.Key)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("List %s = %v, want %v", st, got, want)
-		}
-	}
-	for _, st := range []State{StateRecorded, StatePending, StateExpired, StateApproved, StateRejected, StateDenied, StateSucceeded, StateFailed, StateUncertain, StateReconciled} {
-		if !seen[st] {
-			t.Errorf("the fixture has no %s action: the comparison above proves less than it says", st)
-		}
-	}
-	cn, err := s.Counts(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cn.All != int64(len(all)) || cn.Pending != int64(count(all, StatePending)) || cn.Uncertain != int64(count(all, StateUncertain)) {
-		t.Errorf("Counts %+v disagree with the list of %d", cn, len(all))
-	}
-	rep, err = s.Verify(ctx)
-	if err != nil || !rep.OK() {
-		t.Fatalf("verify after writing on the upgraded ledger: %v %v", err, rep.Problems)
-	}
-}
-
-// count is the number of rows in state st.
-func count(rows []Row, st State) int {
-	n := 0
-	for _, r := range rows {
-		if r.State == st {
-			n++
-		}
-	}
-	return n
 }
 
 // TestListWindow pages a filter over settled history one window of ids

@@ -29,6 +29,8 @@ var (
 	ErrNotLedger = engine.ErrNotLedger
 	// ErrNeedsMigration means a read-only open found an older schema.
 	ErrNeedsMigration = engine.ErrNeedsMigration
+	// ErrDevelopmentSchema: see engine.ErrDevelopmentSchema.
+	ErrDevelopmentSchema = engine.ErrDevelopmentSchema
 	// ErrReadOnly means the ledger could not be written (file or disk
 	// permissions, a read-only mount or a full disk).
 	ErrReadOnly = engine.ErrReadOnly

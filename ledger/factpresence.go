@@ -8,10 +8,9 @@ import (
 
 // hiddenFactTables names the fact tables verify cannot read here, each
 // with why: none on SQLite, whose reader reads every table of a ledger
-// at this build's schema. On PostgreSQL a table may be missing (a ledger
-// opened below this build's schema, postgres Options.UpTo: the upgrade
-// tests verify at an older schema, which holds no rows of later tables),
-// or closed to the session's role: agent_tokens holds the service's
+// at this build's schema. On PostgreSQL a table may be missing (a
+// ledger whose schema an operator changed by hand), or closed to the
+// session's role: agent_tokens holds the service's
 // token digests, which an agent's role may not read (schema 36). Verify
 // then proves the events that commit such rows (the chain covers their
 // fact hashes) but not the rows, and says so (VerifyReport.Unreadable).

@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,35 +152,6 @@ func TestUnpackAnswer(t *testing.T) {
 		if ok != tc.ok || (ok && r != tc.want) {
 			t.Errorf("unpack(%q) = %+v, %v; want %+v, %v", tc.in, r, ok, tc.want, tc.ok)
 		}
-	}
-}
-
-// A ledger made before migration 0004 gains the index and keeps its rows.
-func TestAnswerIndexMigration(t *testing.T) {
-	sqliteOnly(t)
-	path := filepath.Join(t.TempDir(), "old.db")
-	db := oldLedger(t, path, 3)
-	p := Payload{"k", "t", "b"}
-	if _, err := db.Exec("INSERT INTO intents VALUES (?, ?, 'recorded')", "old-key", p.Digest()); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	in, err := s.Record(ctx, "old-key", p, RecordOptions{})
-	if err != nil || !in.Replayed || in.Retained {
-		t.Fatalf("retry after migration = %+v, %v", in, err)
-	}
-	var n int
-	s.w.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'action_index_answer'").Scan(&n)
-	if n != 0 {
-		t.Fatal("the answer index of schema 4 outlived schema 12, which keys the projection by the action key")
-	}
-	if rep, err := s.Verify(ctx); err != nil || !rep.OK() {
-		t.Fatalf("verify = %+v, %v", rep, err)
 	}
 }
 

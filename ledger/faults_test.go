@@ -31,7 +31,8 @@ func TestNewerSchemaRefused(t *testing.T) {
 	path := s.Path()
 	s.Close()
 	db := rawDB(t, path)
-	if _, err := db.Exec("PRAGMA user_version = 99"); err != nil {
+	newer := SchemaVersion() + 1
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", newer)); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -44,7 +45,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	db = rawDB(t, path)
 	db.QueryRow("PRAGMA user_version").Scan(&v)
 	db.QueryRow("SELECT count(*) FROM intents").Scan(&n)
-	if v != 99 || n != 1 {
+	if v != newer || n != 1 {
 		t.Fatalf("after refusal: user_version %d, %d intents", v, n)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 	"github.com/tollgate-dev/tollgate/ledger/postgres"
-	"github.com/tollgate-dev/tollgate/ledger/sqlite"
 )
 
 // clock is a settable test clock.
@@ -155,23 +153,3 @@ func (r *rawConn) Query(query string, args ...any) (*sql.Rows, error) {
 var ctx = context.Background()
 
 func stringsReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
-
-// oldLedger makes a ledger of an older schema at path, as an earlier
-// tollgate left it: migrations up to version, applied with plain SQL.
-func oldLedger(t testing.TB, path string, version int) *rawConn {
-	t.Helper()
-	db := rawDB(t, path)
-	migs, err := sqlite.SchemaSQL(version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migs {
-		if _, err := db.Exec(m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
-	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d; PRAGMA journal_mode = WAL", version)); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}

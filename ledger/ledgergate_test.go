@@ -12,80 +12,41 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tollgate-dev/tollgate/approvals"
-	"github.com/tollgate-dev/tollgate/internal/pgtest"
-	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
-
-// gateSchema is the last schema whose ledger-wide lock was the advisory
-// lock (1953459308, 0), which PostgreSQL lets any role take.
-const gateSchema = 22
-
-// newPGRolesAt is newPGRoles on a ledger migrated up to schema upTo
-// (0: this build's).
-func newPGRolesAt(t *testing.T, upTo int) pgRoles {
-	t.Helper()
-	if upTo == 0 {
-		return newPGRoles(t)
-	}
-	r := pgRoles{owner: pgtest.DB(t)}
-	eng, err := postgres.Open(ctx, r.owner, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), UpTo: upTo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.admin, err = New(ctx, eng, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.admin.Close() })
-	setRules(t, r.admin)
-	r.bot1 = pgtest.Role(t, r.owner, "bot1", "tollgate_agent")
-	r.bot2 = pgtest.Role(t, r.owner, "bot2", "tollgate_agent")
-	r.alice = pgtest.Role(t, r.owner, "alice", "tollgate_operator")
-	return r
-}
 
 // TestPostgresAgentCannotHoldTheLedgerLock: an agent's role (bot1), or
 // an operator's (alice), runs SELECT pg_advisory_lock(1953459308, 0) in
-// a session it keeps: PostgreSQL grants the function to PUBLIC. On
-// schema 22, where that advisory lock was the ledger-wide lock every
-// guard takes shared, another agent's guard bounded at one second then
-// fails with 55P03 (asserted, so the test shows the attack is real);
-// from schema 23 the ledger-wide lock is a table lock no such role can
-// take, and the guard is permitted while the attacker holds the
-// advisory lock, as is an operator's ledger-wide change.
+// a session it keeps: PostgreSQL grants the function to PUBLIC. While
+// that advisory lock was the ledger-wide lock every guard takes shared
+// (development schemas up to 22), another agent's guard then waited on
+// it; the ledger-wide lock is a table lock no such role can take, and
+// the guard is permitted while the attacker holds the advisory lock, as
+// is an operator's ledger-wide change.
 func TestPostgresAgentCannotHoldTheLedgerLock(t *testing.T) {
-	for _, upTo := range []int{gateSchema, 0} {
-		t.Run(fmt.Sprintf("upTo=%d", upTo), func(t *testing.T) {
-			r := newPGRolesAt(t, upTo)
-			for _, attacker := range []string{r.bot1, r.alice} {
-				// One session: the lock is the session's. It is taken
-				// in a transaction left open, since behind a pooler in
-				// transaction mode (CI's pgbouncer) only an open
-				// transaction keeps the server session, which the pooler
-				// would otherwise close when idle, letting the lock go.
-				conn, err := rawDB(t, attacker).DB.BeginTx(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)"); err != nil {
-					t.Fatalf("the advisory lock: %v", err)
-				}
-				got := boundedGuard(t, r, fmt.Sprintf("run:behind-%d", len(attacker)))
-				var changeErr error
-				if upTo == 0 {
-					changeErr = boundedChange(r)
-				}
-				conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()")
-				conn.Rollback()
-				switch {
-				case upTo != 0 && got.code != "55P03":
-					t.Errorf("schema %d: another agent's guard while the ledger-wide lock is held: %+v, want 55P03", upTo, got)
-				case upTo == 0 && (got.code != "" || got.permit == ""):
-					t.Errorf("another agent's guard while the old ledger-wide lock is held: %+v, want a permit", got)
-				case changeErr != nil:
-					t.Errorf("an operator's change while the old ledger-wide lock is held: %v", changeErr)
-				}
-			}
-		})
+	r := newPGRoles(t)
+	for _, attacker := range []string{r.bot1, r.alice} {
+		// One session: the lock is the session's. It is taken
+		// in a transaction left open, since behind a pooler in
+		// transaction mode (CI's pgbouncer) only an open
+		// transaction keeps the server session, which the pooler
+		// would otherwise close when idle, letting the lock go.
+		conn, err := rawDB(t, attacker).DB.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(1953459308, 0)"); err != nil {
+			t.Fatalf("the advisory lock: %v", err)
+		}
+		got := boundedGuard(t, r, fmt.Sprintf("run:behind-%d", len(attacker)))
+		changeErr := boundedChange(r)
+		conn.ExecContext(ctx, "SELECT pg_advisory_unlock_all()")
+		conn.Rollback()
+		switch {
+		case got.code != "" || got.permit == "":
+			t.Errorf("another agent's guard while the old ledger-wide lock is held: %+v, want a permit", got)
+		case changeErr != nil:
+			t.Errorf("an operator's change while the old ledger-wide lock is held: %v", changeErr)
+		}
 	}
 }
 

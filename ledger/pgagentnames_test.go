@@ -82,45 +82,6 @@ func TestPostgresAgentCannotAllowItselfAName(t *testing.T) {
 	}
 }
 
-// TestPostgresMigrateGrandfathersAgentNames: a deployment whose agents
-// named themselves otherwise than their roles (bot1's role as
-// "legacy-bot") keeps working after tollgate migrate to schema 28: every
-// (role, agent) pair its payloads hold is allowed, by "schema 28", and
-// no other name is; the owner's own pairs are not listed (it is exempt).
-func TestPostgresMigrateGrandfathersAgentNames(t *testing.T) {
-	r := newPGRolesAt(t, agentNamesSchema-2)
-	role := roleOf(r.bot1)
-	raw := rawDB(t, r.bot1).DB
-	for key, agent := range map[string]string{"run:legacy": "legacy-bot", "run:short": "bot1"} {
-		if got := callFn(t, raw, honestFn(key, Payload{"run", "t", "b"}, agent)); got.code != "" || got.permit == "" {
-			t.Fatalf("at schema %d, bot1's role as %s: %+v", agentNamesSchema-2, agent, got)
-		}
-	}
-	if _, err := r.admin.Guard(ctx, "run:owners", Payload{"run", "t", "b"}, GuardOptions{Agent: "owner-bot"}); err != nil {
-		t.Fatal(err)
-	}
-	migrated := openAt(t, r.owner) // migrates
-	names, err := migrated.AgentNames(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, n := range names {
-		got = append(got, n.Role+"="+n.Agent+" by "+n.AddedBy)
-	}
-	want := role + "=bot1 by schema 28, " + role + "=legacy-bot by schema 28"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("after migrate the map is %q, want %q", strings.Join(got, ", "), want)
-	}
-	bot1 := openAt(t, r.bot1)
-	if a, err := bot1.Guard(ctx, "run:legacy-2", Payload{"run", "t", "b"}, GuardOptions{Agent: "legacy-bot"}); err != nil || a.Verdict != Permitted {
-		t.Errorf("bot1's role as legacy-bot after migrate: %+v %v, want its permit", a, err)
-	}
-	if _, err := bot1.Guard(ctx, "run:other", Payload{"run", "t", "b"}, GuardOptions{Agent: "other-bot"}); !errors.Is(err, ErrNotPermitted) {
-		t.Errorf("bot1's role as a name it never used: %v, want exit 77", err)
-	}
-}
-
 // TestPostgresDefaultAgentIsTheRole: a guard or record that names no
 // agent (guard with no --agent, the Python client's default) is recorded
 // under the login role's name, which the database lets the role use, so

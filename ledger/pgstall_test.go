@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
-	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
 // decisionBound is how long an operator's decision may take while an
@@ -93,96 +92,67 @@ END $do$;
 	}
 }
 
-// openUpTo is openAt on a ledger this build left at schema upTo (0:
-// this build's).
-func openUpTo(t *testing.T, u string, upTo int) *Store {
-	t.Helper()
-	if upTo == 0 {
-		return openAt(t, u)
-	}
-	eng, err := postgres.Open(ctx, u, postgres.Options{UpTo: upTo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(ctx, eng, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // TestPostgresAgentCannotStallDecisions (issue 41): bot1, an agent's
 // login role, runs through psql one statement that takes every lock its
-// role can take and then sleeps (holdEverything). Up to schema 38 its
-// guard of a new key took the chain head whenever it was free and kept
-// it to the statement's end, so alice's approval of bot2's request, on
-// a key bot1 never touched, waited half a second per attempt and failed
-// (75, naming bot1): asserted on a ledger migrated to schema 38, so the
-// test shows the attack is real. From schema 39 no agent's role locks
-// the head: bot1's events are committed pending, and alice's approval
-// commits within decisionBound, sealing the pending events of committed
-// guards into the chain before its own. Another agent's guards go on
-// meanwhile, and verify proves the ledger.
+// role can take and then sleeps (holdEverything). Up to development
+// schema 38 its guard of a new key took the chain head whenever it was
+// free and kept it to the statement's end, so alice's approval of bot2's
+// request, on a key bot1 never touched, waited half a second per attempt
+// and failed (75, naming bot1). No agent's role locks the head now: the
+// owner takes it without waiting while bot1 sleeps, bot1's events are
+// committed pending, and alice's approval commits within decisionBound,
+// sealing the pending events of committed guards into the chain before
+// its own. Another agent's guards go on meanwhile, and verify proves the
+// ledger.
 func TestPostgresAgentCannotStallDecisions(t *testing.T) {
 	psqlPath(t)
-	for _, upTo := range []int{38, 0} {
-		t.Run(fmt.Sprintf("upTo=%d", upTo), func(t *testing.T) {
-			r := newPGRolesAt(t, upTo)
-			bot1, bot2, alice := openUpTo(t, r.bot1, upTo), openUpTo(t, r.bot2, upTo), openUpTo(t, r.alice, upTo)
-			if a, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
-				t.Fatalf("bot2's request: %+v %v", a, err)
-			}
-			mine, err := bot1.Guard(ctx, "run:stall-mine", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
-			if err != nil || mine.PermitID == "" {
-				t.Fatalf("bot1's own permit: %+v %v", mine, err)
-			}
-			holdEverything(t, r, "run:stall-mine", mine.PermitID)
-
-			// The chain head is free: the owner takes it without waiting.
-			if _, err := rawDB(t, r.owner).DB.Exec("BEGIN; SELECT 1 FROM chain_head WHERE one = 1 FOR UPDATE NOWAIT; ROLLBACK"); (err == nil) != (upTo == 0) {
-				t.Errorf("the owner's NOWAIT lock of the chain head while bot1 sleeps: %v", err)
-			}
-			start := time.Now()
-			actx, cancel := context.WithTimeout(ctx, 3*time.Second)
-			_, aErr := alice.Approve(actx, "ask:decide-me", "alice", "ok")
-			cancel()
-			took := time.Since(start)
-			if upTo != 0 {
-				if aErr == nil {
-					t.Fatalf("schema %d: alice's approval committed while bot1 held the head; the test no longer shows the attack", upTo)
-				}
-				return
-			}
-			if aErr != nil || took > decisionBound {
-				t.Fatalf("alice's approval while bot1 holds every lock it can: %v after %s, want it committed within %s", aErr, took, decisionBound)
-			}
-			t.Logf("alice's approval committed in %s while bot1 slept holding its locks", took.Round(time.Millisecond))
-			gctx, gcancel := context.WithTimeout(ctx, 3*time.Second)
-			a, gErr := bot2.Guard(gctx, "run:beside-the-hold", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
-			gcancel()
-			if gErr != nil || a.Verdict != Permitted {
-				t.Errorf("bot2's guard of a new auto key while bot1 sleeps: %+v %v", a.Verdict, gErr)
-			}
-			st, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"})
-			if err != nil || st.Verdict != Permitted {
-				t.Errorf("bot2's guard after the approval: %+v %v, want its permit", st.Verdict, err)
-			}
-			// What bot1's hold wrote is not committed: its events are
-			// nowhere; every committed agent's event is in the chain or
-			// pending, and verify proves both.
-			owner := rawDB(t, r.owner)
-			var held int
-			if err := owner.QueryRow(`SELECT (SELECT count(*) FROM events WHERE action_key LIKE '%stall-held')
-				+ (SELECT count(*) FROM pending_events WHERE action_key LIKE '%stall-held')`).Scan(&held); err != nil {
-				t.Fatal(err)
-			}
-			if held != 0 {
-				t.Errorf("%d events of bot1's uncommitted guards are visible", held)
-			}
-			verifyOK(t, r.admin)
-		})
+	r := newPGRoles(t)
+	bot1, bot2, alice := openAt(t, r.bot1), openAt(t, r.bot2), openAt(t, r.alice)
+	if a, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"}); err != nil || a.State != StatePending {
+		t.Fatalf("bot2's request: %+v %v", a, err)
 	}
+	mine, err := bot1.Guard(ctx, "run:stall-mine", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot1"})
+	if err != nil || mine.PermitID == "" {
+		t.Fatalf("bot1's own permit: %+v %v", mine, err)
+	}
+	holdEverything(t, r, "run:stall-mine", mine.PermitID)
+
+	// The chain head is free: the owner takes it without waiting.
+	if _, err := rawDB(t, r.owner).DB.Exec("BEGIN; SELECT 1 FROM chain_head WHERE one = 1 FOR UPDATE NOWAIT; ROLLBACK"); err != nil {
+		t.Errorf("the owner's NOWAIT lock of the chain head while bot1 sleeps: %v", err)
+	}
+	start := time.Now()
+	actx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	_, aErr := alice.Approve(actx, "ask:decide-me", "alice", "ok")
+	cancel()
+	took := time.Since(start)
+	if aErr != nil || took > decisionBound {
+		t.Fatalf("alice's approval while bot1 holds every lock it can: %v after %s, want it committed within %s", aErr, took, decisionBound)
+	}
+	t.Logf("alice's approval committed in %s while bot1 slept holding its locks", took.Round(time.Millisecond))
+	gctx, gcancel := context.WithTimeout(ctx, 3*time.Second)
+	a, gErr := bot2.Guard(gctx, "run:beside-the-hold", Payload{"run", "t", "b"}, GuardOptions{Agent: "bot2"})
+	gcancel()
+	if gErr != nil || a.Verdict != Permitted {
+		t.Errorf("bot2's guard of a new auto key while bot1 sleeps: %+v %v", a.Verdict, gErr)
+	}
+	st, err := bot2.Guard(ctx, "ask:decide-me", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot2"})
+	if err != nil || st.Verdict != Permitted {
+		t.Errorf("bot2's guard after the approval: %+v %v, want its permit", st.Verdict, err)
+	}
+	// What bot1's hold wrote is not committed: its events are
+	// nowhere; every committed agent's event is in the chain or
+	// pending, and verify proves both.
+	owner := rawDB(t, r.owner)
+	var held int
+	if err := owner.QueryRow(`SELECT (SELECT count(*) FROM events WHERE action_key LIKE '%stall-held')
+		+ (SELECT count(*) FROM pending_events WHERE action_key LIKE '%stall-held')`).Scan(&held); err != nil {
+		t.Fatal(err)
+	}
+	if held != 0 {
+		t.Errorf("%d events of bot1's uncommitted guards are visible", held)
+	}
+	verifyOK(t, r.admin)
 }
 
 // TestPostgresAgentEventsPendUntilAnOperatorWrites (issue 41): an

@@ -2,8 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
-	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
 // pgRoles is a PostgreSQL ledger with some of every kind of fact, and
@@ -366,68 +363,5 @@ func TestPostgresBodiesHiddenFromOtherAgents(t *testing.T) {
 	}
 	if rep, err := alice.Verify(ctx); err != nil || !rep.OK() {
 		t.Fatalf("verify as the operator: %+v %v", rep, err)
-	}
-}
-
-// schema9Engine is a PostgreSQL engine as the owner wrote to a schema 9
-// ledger (the last before writes went through functions): rows inserted directly, no head lock (one writer), and no
-// integrity step of schema 10's to ask.
-type schema9Engine struct{ *postgres.Engine }
-
-func (schema9Engine) LockSuffix() string { return "" }
-
-func (schema9Engine) Integrity(context.Context, *sql.Tx) (string, error) { return "ok", nil }
-
-// TestPostgresUpgradeToFunctionsKeepsTheHead: a ledger of schema 9, with payloads,
-// a conflict, a decision and a report, upgrades on its next open by the
-// owner (what 'tollgate migrate' does); verify reports the same head
-// before and after, bodies written before the upgrade are the operators'
-// only, and agents go on guarding through the functions.
-func TestPostgresUpgradeToFunctionsKeepsTheHead(t *testing.T) {
-	u := pgtest.DB(t)
-	clk := newClock()
-	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(clk.Now, postgres.Rebind), UpTo: 9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s8, err := New(ctx, schema9Engine{eng}, Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	setRules(t, s8)
-	writeFacts(t, s8, s8)
-	before, err := s8.Verify(ctx)
-	if err != nil || !before.OK() || before.Events == 0 {
-		t.Fatalf("verify at schema 9: %+v %v", before, err)
-	}
-	s8.Close()
-	var v int
-	if err := rawDB(t, u).QueryRow("SELECT max(version) FROM tollgate_schema").Scan(&v); err != nil || v != 9 {
-		t.Fatalf("schema %d (%v), want 9", v, err)
-	}
-
-	s9 := openAt(t, u)
-	if err := rawDB(t, u).QueryRow("SELECT max(version) FROM tollgate_schema").Scan(&v); err != nil || v != postgres.SchemaVersion() {
-		t.Fatalf("schema %d (%v) after the upgrade, want %d", v, err, postgres.SchemaVersion())
-	}
-	after, err := s9.Verify(ctx)
-	if err != nil || !after.OK() || after.Head() != before.Head() {
-		t.Fatalf("verify after the upgrade: %+v %v; before: %+v", after.Head(), err, before.Head())
-	}
-
-	bot := openAt(t, pgtest.Role(t, u, "bot", "tollgate_agent"))
-	if d, err := bot.Status(ctx, "k:run"); err != nil || d.State != StateSucceeded || d.Payload != nil {
-		t.Fatalf("the agent's status of a body written before the upgrade: %+v %v", d, err)
-	}
-	if a, err := bot.Guard(ctx, "k:ask", Payload{"ask", "t", "b"}, GuardOptions{Agent: "bot"}); err != nil || a.PermitID == "" {
-		t.Fatalf("the approved key's permit after the upgrade: %+v %v", a, err)
-	}
-	// The agent's events wait for a writer that is not an agent's role
-	// (schema 39): the owner's seal.
-	if _, err := rawDB(t, u).Exec("SELECT tollgate_seal(NULL, 0)"); err != nil {
-		t.Fatal(err)
-	}
-	if rep, err := s9.Verify(ctx); err != nil || !rep.OK() || rep.Events <= after.Events {
-		t.Fatalf("verify after the agent's guard: %+v %v", rep, err)
 	}
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
 )
 
 // TestPostgresRolesRefuseWhatTheyMayNotDo connects as members of the two
@@ -234,12 +236,13 @@ func TestPostgresSchemaVersions(t *testing.T) {
 	}
 	s.Close()
 	db := rawDB(t, u)
-	if _, err := db.Exec("INSERT INTO tollgate_schema(version) VALUES (99)"); err != nil {
+	newer := postgres.SchemaVersion() + 1
+	if _, err := db.Exec("INSERT INTO tollgate_schema(version) VALUES (?)", newer); err != nil {
 		t.Fatal(err)
 	}
 	for _, ro := range []bool{false, true} {
-		if _, err := Open(ctx, u, Options{ReadOnly: ro}); !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), "99") {
-			t.Fatalf("read-only %v on schema 99: %v, want ErrNewerSchema", ro, err)
+		if _, err := Open(ctx, u, Options{ReadOnly: ro}); !errors.Is(err, ErrNewerSchema) || !strings.Contains(err.Error(), fmt.Sprint(newer)) {
+			t.Fatalf("read-only %v on schema %d: %v, want ErrNewerSchema", ro, newer, err)
 		}
 	}
 

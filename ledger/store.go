@@ -273,45 +273,26 @@ func openFailed(eng engine.Engine, err error) error {
 	return fmt.Errorf("open ledger %s: %w", eng.Location(), eng.MapError(err))
 }
 
-// afterMigration is the state machine's part of the schema's migrations:
-// the first migration that has ledger_meta (5 on SQLite, where it also
-// seals every fact row written before events committed their rows; the
-// first on PostgreSQL) gives the ledger its identity, and from schema 7 on
-// the chain_head row names the events it appended; schema 8 marks where
-// version 1 statements end on a ledger that holds signatures; schema 13
-// makes PostgreSQL's projection function anew.
+// afterMigration is the state machine's part of making a schema, called
+// in its transaction: on PostgreSQL it makes tollgate_refresh_index from
+// the very SQL verify checks the projection with (state.go); and a
+// ledger without an identity (a new one, or a file the seed fixture
+// made) is given one, sealing the rows already there, with the chain
+// head on its event.
 func afterMigration(now func() time.Time, rebind func(string) string) engine.Migration {
 	return func(ctx context.Context, stx *sql.Tx, version int) error {
-		if version < 5 {
-			return nil
+		if rebind != nil {
+			if err := createServerFunctions(ctx, stx); err != nil {
+				return err
+			}
 		}
 		tx := &Tx{tx: stx, cache: newStmtCache(nil, true, rebind), now: toMS(now()), migrating: true}
-		if version == 13 && rebind != nil { // PostgreSQL: the projection function kept planned
-			return createServerFunctions(ctx, stx)
-		}
-		if version == 8 {
-			if rebind != nil { // PostgreSQL: its projection function
-				if err := createServerFunctions(ctx, stx); err != nil {
-					return err
-				}
-			}
-			return markStatementsV2(ctx, tx)
-		}
-		if version == 11 {
-			if rebind != nil { // PostgreSQL: the conditions it evaluates
-				return fillConditionASTs(ctx, tx)
-			}
-			return nil
-		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM ledger_meta").Scan(&n); err != nil || n > 0 {
 			return err
 		}
 		if err := sealAndIdentify(ctx, tx, tx.now); err != nil {
 			return err
-		}
-		if version < 7 {
-			return nil
 		}
 		_, err := tx.ExecContext(ctx, "UPDATE chain_head SET seq = ?, hash = ? WHERE one = 1", tx.head.Seq, tx.head.Hash)
 		return err

@@ -3,8 +3,6 @@ package ledger
 import (
 	"encoding/json"
 	"errors"
-	"github.com/tollgate-dev/tollgate/internal/pgtest"
-	"github.com/tollgate-dev/tollgate/ledger/postgres"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -12,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tollgate-dev/tollgate/internal/pgtest"
+	"github.com/tollgate-dev/tollgate/ledger/postgres"
 
 	"github.com/tollgate-dev/tollgate/approvals"
 )
@@ -402,46 +403,6 @@ func TestReplaceCannotDeleteFacts(t *testing.T) {
 				t.Fatalf("%s changed %s", q, tb)
 			}
 		}
-	}
-}
-
-// TestMigrationSealsOlderFacts: rows a schema-4 ledger held, which no
-// event committed by content, are sealed by the migration; from then on
-// an edit to one is named.
-func TestMigrationSealsOlderFacts(t *testing.T) {
-	sqliteOnly(t)
-	path := filepath.Join(t.TempDir(), "v4.db")
-	db := oldLedger(t, path, 4)
-	p := Payload{"refund", "t", "b"}
-	for _, q := range []string{
-		"INSERT INTO intents VALUES ('old:1', '" + p.Digest() + "', 'recorded')",
-		"INSERT INTO policy_rules(pattern, mode, ttl_ms, operator, set_ms) VALUES ('refund', 'approval', 3600000, 'root', 1)",
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	s, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := s.Verify(ctx)
-	if err != nil || !rep.OK() || rep.LedgerID == "" {
-		t.Fatalf("after migration: %+v %v", rep, err)
-	}
-	s.Close()
-	cp, db := tamperCopy(t, path)
-	db.Exec("UPDATE policy_rules SET mode = 'auto'")
-	db.Close()
-	c, err := Open(ctx, cp, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rep, _ = c.Verify(ctx)
-	if len(rep.Problems) == 0 || rep.Problems[0].Table != "policy_rules" || rep.Problems[0].Row != "id=1" {
-		t.Fatalf("the edited sealed rule was not named: %v", rep.Problems)
 	}
 }
 

@@ -277,6 +277,14 @@ func Retry(ctx context.Context, e interface {
 	}
 }
 
+// Baseline is the schema version of the first release on both engines:
+// the schema each engine's definition files create. Versions below it
+// were development schemas, before anything was released; a number far
+// above the last of them (SQLite 20, PostgreSQL 42) makes one of them
+// recognisable at a glance. A later change to a schema is a numbered
+// migration above Baseline.
+const Baseline = 100
+
 // Step is one numbered migration of an engine's schema: the SQL of a file
 // named NNNN_what.sql.
 type Step struct {
@@ -285,9 +293,10 @@ type Step struct {
 	SQL     string
 }
 
-// Steps reads the migrations in dir of fsys, in version order. Both
-// engines number their steps alike, so a version means the same schema
-// on each.
+// Steps reads the migrations in dir of fsys (files named NNNN_what.sql,
+// NNNN above Baseline; anything else there, a README, is not one), in
+// version order. There may be none: a schema at its baseline has no
+// migration on top of it.
 func Steps(fsys fs.FS, dir string) ([]Step, error) {
 	ents, err := fs.ReadDir(fsys, dir)
 	if err != nil {
@@ -295,10 +304,18 @@ func Steps(fsys fs.FS, dir string) ([]Step, error) {
 	}
 	var steps []Step
 	for _, ent := range ents {
+		if !strings.HasSuffix(ent.Name(), ".sql") {
+			continue
+		}
 		n, _, ok := strings.Cut(ent.Name(), "_")
 		v, err := strconv.Atoi(n)
 		if !ok || err != nil {
 			return nil, fmt.Errorf("migration %s: name must start with its number", ent.Name())
+		}
+		if v <= Baseline {
+			// A development migration merged after the fold would
+			// otherwise be skipped without a word by every ledger.
+			return nil, fmt.Errorf("migration %s: numbered at or below the baseline %d; a migration on top of the baseline is numbered above it", ent.Name(), Baseline)
 		}
 		b, err := fs.ReadFile(fsys, dir+"/"+ent.Name())
 		if err != nil {
@@ -307,10 +324,16 @@ func Steps(fsys fs.FS, dir string) ([]Step, error) {
 		steps = append(steps, Step{v, ent.Name(), string(b)})
 	}
 	sort.Slice(steps, func(i, j int) bool { return steps[i].Version < steps[j].Version })
-	if len(steps) == 0 {
-		return nil, fmt.Errorf("no migrations in %s", dir)
-	}
 	return steps, nil
+}
+
+// Current is the schema version a build writes: its last migration's,
+// or Baseline when it has none.
+func Current(steps []Step) int {
+	if len(steps) == 0 {
+		return Baseline
+	}
+	return max(Baseline, steps[len(steps)-1].Version)
 }
 
 // Errors an engine reports its failures with; package ledger exports
@@ -331,6 +354,10 @@ var (
 	ErrNotLedger = errors.New("file is not a tollgate ledger")
 	// ErrNeedsMigration means a read-only open found an older schema.
 	ErrNeedsMigration = errors.New("ledger needs migrating, which needs write access")
+	// ErrDevelopmentSchema means the ledger has a schema from before the
+	// first release (below Baseline) that this build does not carry
+	// forward: only the last development schema is.
+	ErrDevelopmentSchema = errors.New("ledger has a development schema from before the first release")
 	// ErrReadOnly means the ledger could not be written (permissions, a
 	// read-only mount, a full disk).
 	ErrReadOnly = errors.New("ledger cannot be written")

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"strconv"
 	"strings"
@@ -39,8 +40,23 @@ import (
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
 
-//go:embed migrations/*.sql
+// The schema is defined once, in files organised by what they define
+// (schema/10_schemas.sql: roles and schemas; 20_tables.sql; 30_views.sql;
+// 40_functions.sql; 50_triggers.sql; 60_grants.sql), run in the order of
+// their names in one transaction on an empty database.
+//
+//go:embed schema/*.sql
+var schemaFS embed.FS
+
+// Migrations above the baseline, NNNN_what.sql (migrations/README.md).
+//
+//go:embed migrations
 var migrationFS embed.FS
+
+// DevLast is the last development schema (before the first release): a
+// ledger at it is carried to the baseline. Any other schema below
+// engine.Baseline is refused.
+const DevLast = 42
 
 // Options configures Open.
 type Options struct {
@@ -55,10 +71,6 @@ type Options struct {
 	// creates: the target of a copy from another ledger, which brings
 	// its own identity and events (After is then not called).
 	Empty bool
-	// UpTo stops the migration at that schema version (0: this build's
-	// last), so that a test can make the ledger an older tollgate left
-	// and prove that upgrading it keeps its head.
-	UpTo int
 	// Tracer, when set, sees every statement the engine's pool sends
 	// (pgx's QueryTracer, and its PrepareTracer when it is one): a test
 	// counts the round trips of a call with it.
@@ -131,7 +143,7 @@ func redactErr(err error) string {
 	return "invalid connection string"
 }
 
-// prepare reads the schema version and migrates when allowed.
+// prepare reads the schema version and creates or migrates when allowed.
 func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	version, err := e.version(ctx)
 	if err != nil {
@@ -147,9 +159,12 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	switch {
 	case version > last:
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
-	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
-		e.guardFn, e.reportFn, e.recordFn = version >= guardVersion, version >= reportVersion, version >= recordVersion
-		e.flushFn = version >= flushVersion
+	case version > 0 && version < engine.Baseline && version != DevLast:
+		return fmt.Errorf("%w: ledger %s has schema version %d; this build carries forward only the last development schema (%d) and the released ones (%d and later): "+
+			"migrate it with a tollgate build of schema %d first, as the schema's owner, or copy an SQLite ledger into an empty database with 'tollgate migrate --from'",
+			engine.ErrDevelopmentSchema, e.location, version, DevLast, engine.Baseline, DevLast)
+	case version == last:
+		e.guardFn, e.reportFn, e.recordFn, e.flushFn = true, true, true, true
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -157,17 +172,14 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build reads %d; run 'tollgate migrate' as the schema's owner",
 			engine.ErrNeedsMigration, e.location, version, last)
 	}
-	if err := e.migrate(ctx, opt.After, opt.UpTo); err != nil {
+	if err := e.migrate(ctx, opt.After); err != nil {
 		if errors.Is(err, engine.ErrNotPermitted) {
 			return fmt.Errorf("open ledger %s: %w: the schema is at version %d and this role cannot migrate it; run 'tollgate migrate' as the schema's owner",
 				e.location, engine.ErrNotPermitted, version)
 		}
 		return fmt.Errorf("open ledger %s: %w", e.location, err)
 	}
-	e.guardFn = opt.UpTo == 0 || opt.UpTo >= guardVersion
-	e.reportFn = opt.UpTo == 0 || opt.UpTo >= reportVersion
-	e.recordFn = opt.UpTo == 0 || opt.UpTo >= recordVersion
-	e.flushFn = opt.UpTo == 0 || opt.UpTo >= flushVersion
+	e.guardFn, e.reportFn, e.recordFn, e.flushFn = true, true, true, true
 	return nil
 }
 
@@ -194,28 +206,48 @@ func (e *Engine) version(ctx context.Context) (int, error) {
 
 func migrations() ([]engine.Step, error) { return engine.Steps(migrationFS, "migrations") }
 
-func schemaVersion() int {
+// schemaVersion is the version this build writes.
+var schemaVersion = sync.OnceValue(func() int {
 	ms, _ := migrations()
-	return ms[len(ms)-1].Version
+	return engine.Current(ms)
+})
+
+// SchemaSQL is the definition files' SQL, in the order they run.
+func SchemaSQL() (string, error) {
+	ents, err := fs.ReadDir(schemaFS, "schema")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, ent := range ents { // in the order of their names
+		s, err := fs.ReadFile(schemaFS, "schema/"+ent.Name())
+		if err != nil {
+			return "", err
+		}
+		b.Write(s)
+		b.WriteString("\n")
+	}
+	return b.String(), nil
 }
 
 // migrationLock is the advisory lock that orders migrators: two
 // processes opening an old ledger at once apply each step once.
 const migrationLock = 0x546c6774
 
-// migrate applies each migration above the stored version, each in one
-// transaction with the version row it writes.
-func (e *Engine) migrate(ctx context.Context, after engine.Migration, upTo int) error {
+// migrate brings the database to this build's schema: an empty one gets
+// the definition files, a ledger at the last development schema is
+// carried to the baseline, and then each migration above the stored
+// version runs, each in one transaction with the version row it writes.
+func (e *Engine) migrate(ctx context.Context, after engine.Migration) error {
+	if err := e.retry(ctx, func() error { return e.baseline(ctx, after) }); err != nil {
+		return err
+	}
 	migs, err := migrations()
 	if err != nil {
 		return err
 	}
-	last := migs[len(migs)-1].Version
 	for _, m := range migs {
-		if upTo > 0 && m.Version > upTo {
-			break
-		}
-		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, last, after) })
+		err := e.retry(ctx, func() error { return e.migrateOne(ctx, m, after) })
 		if err != nil {
 			return err
 		}
@@ -223,7 +255,15 @@ func (e *Engine) migrate(ctx context.Context, after engine.Migration, upTo int) 
 	return nil
 }
 
-func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after engine.Migration) error {
+// baseline, in one transaction under the migration lock, creates the
+// schema from the definition files in an empty database, or carries a
+// ledger at DevLast to the baseline: its tables, functions, triggers and
+// grants are already the baseline's (TestPostgresDevLastCarriedToBaseline
+// compares them), so the step keeps every row and its head and records
+// the version, after the state machine's step (after) has made its own
+// definitions anew. A database already at the baseline or later is left
+// alone.
+func (e *Engine) baseline(ctx context.Context, after engine.Migration) error {
 	tx, err := e.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -232,14 +272,59 @@ func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after 
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS tollgate_schema (version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"); err != nil {
+	var has bool
+	if err := tx.QueryRowContext(ctx, "SELECT to_regclass('public.tollgate_schema') IS NOT NULL").Scan(&has); err != nil {
+		return err
+	}
+	var v int
+	if has {
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM tollgate_schema").Scan(&v); err != nil {
+			return err
+		}
+	}
+	switch {
+	case v >= engine.Baseline:
+		return nil
+	case v == 0:
+		body, err := SchemaSQL()
+		if err != nil {
+			return err
+		}
+		// Function bodies refer to tables made after them.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL check_function_bodies = false"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, body); err != nil {
+			return fmt.Errorf("schema: %w", e.MapError(err))
+		}
+	case v != DevLast:
+		return fmt.Errorf("%w: ledger %s has schema version %d", engine.ErrDevelopmentSchema, e.location, v)
+	}
+	if after != nil {
+		if err := after(ctx, tx, engine.Baseline); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tollgate_schema(version) VALUES ($1)", engine.Baseline); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (e *Engine) migrateOne(ctx context.Context, m engine.Step, after engine.Migration) error {
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 		return err
 	}
 	var v int
 	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM tollgate_schema").Scan(&v); err != nil {
 		return err
 	}
-	if v > last {
+	if last := schemaVersion(); v > last {
 		return fmt.Errorf("%w: database has version %d, this build knows up to %d", engine.ErrNewerSchema, v, last)
 	}
 	if v >= m.Version {
@@ -390,9 +475,6 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 	return time.UnixMilli(ms.Int64).UTC(), nil
 }
 
-// guardVersion is the schema version that made tollgate_guard.
-const guardVersion = 14
-
 // guardSQL is a guard's one round trip: the key's projection row when it
 // has one (an identical retry's answer, read as the fast path reads it,
 // by its primary key; with the active epoch when the key is pending,
@@ -464,9 +546,6 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 	return r, true, err
 }
 
-// recordVersion is the schema version that made tollgate_record.
-const recordVersion = 24
-
 // recordSQL is a record's one round trip, as guardSQL is a guard's: the
 // key's projection row when it has one, else tollgate_record's answer.
 // retryRecordSQL calls the function whatever the row: after an attempt
@@ -478,9 +557,6 @@ const (
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
 	retryRecordSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_record($1, $2, ` + recordCanonical + `, $4, $5, $6, $7, $8, $9, $10))::text`
 )
-
-// flushVersion is the schema version that made tollgate_flush.
-const flushVersion = 33
 
 // FlushSQL implements engine.OneCallFlusher with tollgate_flush (schema
 // 33).
@@ -568,9 +644,6 @@ func (e *Engine) callConn(ctx context.Context) (*sql.Conn, int64, error) {
 	}
 	return conn, waitMS, nil
 }
-
-// reportVersion is the schema version that made tollgate_report.
-const reportVersion = 19
 
 // reportResult is tollgate_report's OUT parameters as to_json writes them.
 type reportResult struct {

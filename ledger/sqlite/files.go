@@ -86,6 +86,10 @@ func (k fileKind) refusal(path string, version int) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, path, version, schemaVersion())
 	case kindSQLiteDB:
 		return fmt.Errorf("%w: %s is an SQLite database of another application, not a tollgate ledger; it was left as it is", engine.ErrNotLedger, path)
+	case kindOlder:
+		if version < engine.Baseline && version != DevLast {
+			return developmentRefusal(path, version)
+		}
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,9 +24,6 @@ import (
 
 	"github.com/tollgate-dev/tollgate/ledger/engine"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
 
 // ApplicationID is SQLite's application_id of a tollgate ledger ("Tlgt"),
 // so that file(1) and tollgate itself can tell one from other databases.
@@ -184,7 +180,7 @@ func (e *Engine) openPools(ctx context.Context, opt Options) error {
 			e.q = newWriterQueue(e.path)
 		}
 		if kind != kindLedger {
-			if err := e.migrate(ctx, version, opt.After); err != nil {
+			if err := e.migrate(ctx, kind, version, opt.After); err != nil {
 				return fmt.Errorf("open ledger %s: %w", e.path, err)
 			}
 		}
@@ -370,55 +366,29 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 
 func (w *watch) Close() error { return w.conn.Close() }
 
-func migrations() ([]engine.Step, error) { return engine.Steps(migrationFS, "migrations") }
-
-// SchemaSQL is the schema's SQL up to version, in order: what an older
-// tollgate left, for tests that migrate one.
-func SchemaSQL(version int) ([]string, error) {
-	migs, err := migrations()
-	var out []string
-	for _, m := range migs {
-		if m.Version <= version {
-			out = append(out, m.SQL)
-		}
-	}
-	return out, err
-}
-
-// SchemaVersion is the schema version this build writes.
-func SchemaVersion() int { return schemaVersion() }
-
-// schemaVersion is the number of the last migration, read once from the
-// files' names alone: every open asks for it (twice, to classify the
-// file), and reading the migrations themselves copied all their SQL at
-// the start of each guard process.
-var schemaVersion = sync.OnceValue(func() int {
-	ents, _ := fs.ReadDir(migrationFS, "migrations")
-	last := 0
-	for _, ent := range ents {
-		n, _, _ := strings.Cut(ent.Name(), "_")
-		if v, err := strconv.Atoi(n); err == nil {
-			last = max(last, v)
-		}
-	}
-	return last
-})
-
-// identified is the schema version from which a ledger carries its
-// identity and application id (written by the state machine's step).
-const identified = 5
-
-// migrate runs each migration above version in its own immediate
+// migrate carries a ledger of an older schema to this build's: one that
+// holds only the seed fixture's table is made a ledger around its rows,
+// one at the last development schema is carried to the baseline, and
+// then each migration above the file's version runs in its own immediate
 // transaction (two processes opening an old file at once cannot both
-// apply one), then switches the file to WAL. The switch comes last
-// because it rewrites the header: a migration that fails leaves every
-// byte of the file as it was.
-func (e *Engine) migrate(ctx context.Context, version int, after engine.Migration) error {
+// apply one). The file then switches to WAL, last, because that rewrites
+// the header: a migration that fails leaves every byte as it was.
+func (e *Engine) migrate(ctx context.Context, kind fileKind, version int, after engine.Migration) error {
+	switch {
+	case kind == kindFixture:
+		return e.create(ctx, after)
+	case version == DevLast:
+		if err := e.fromDevelopment(ctx); err != nil {
+			return err
+		}
+	case version < engine.Baseline:
+		return developmentRefusal(e.path, version)
+	}
 	migs, err := migrations()
 	if err != nil {
 		return err
 	}
-	last := migs[len(migs)-1].Version
+	last := schemaVersion()
 	for _, m := range migs {
 		if m.Version <= version {
 			continue
@@ -452,8 +422,8 @@ func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after 
 	}
 	defer conn.Close()
 	if strings.Contains(m.SQL, "DROP TABLE") {
-		// A migration that rebuilds a table others refer to (schema 12's
-		// permits) drops it and renames a copy into its place.
+		// A migration that rebuilds a table others refer to drops it and
+		// renames a copy into its place.
 		// SQLite's way is with foreign keys off, which takes effect only
 		// outside a transaction: with them on, the drop would delete every
 		// row that refers to it, or fail. The copy keeps every key, so every
@@ -489,11 +459,6 @@ func (e *Engine) migrateOne(ctx context.Context, m engine.Step, last int, after 
 	if after != nil {
 		if err := after(ctx, tx, m.Version); err != nil {
 			return fmt.Errorf("migration %s: %w", m.Name, err)
-		}
-	}
-	if m.Version == identified {
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", ApplicationID)); err != nil {
-			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
