@@ -74,8 +74,9 @@ type Engine struct {
 	// guardFn is set when the schema has tollgate_guard (version 14),
 	// reportFn when it has tollgate_report (version 19), recordFn when it
 	// has tollgate_record (version 24), flushFn when it has tollgate_flush
-	// (version 33).
-	guardFn, reportFn, recordFn, flushFn bool
+	// (version 33), attemptFn when tollgate_guard takes an attempt
+	// (version 43).
+	guardFn, reportFn, recordFn, flushFn, attemptFn bool
 }
 
 var _ engine.Engine = (*Engine)(nil)
@@ -149,7 +150,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d, this build knows up to %d", engine.ErrNewerSchema, e.location, version, last)
 	case version == last, opt.UpTo > 0 && version >= opt.UpTo:
 		e.guardFn, e.reportFn, e.recordFn = version >= guardVersion, version >= reportVersion, version >= recordVersion
-		e.flushFn = version >= flushVersion
+		e.flushFn, e.attemptFn = version >= flushVersion, version >= attemptVersion
 		return nil
 	case version == 0 && (opt.ReadOnly || opt.Existing):
 		return fmt.Errorf("%w: no ledger in %s (a reading command never creates one); run 'tollgate migrate' as the schema's owner", engine.ErrNoLedger, e.location)
@@ -168,6 +169,7 @@ func (e *Engine) prepare(ctx context.Context, opt Options) error {
 	e.reportFn = opt.UpTo == 0 || opt.UpTo >= reportVersion
 	e.recordFn = opt.UpTo == 0 || opt.UpTo >= recordVersion
 	e.flushFn = opt.UpTo == 0 || opt.UpTo >= flushVersion
+	e.attemptFn = opt.UpTo == 0 || opt.UpTo >= attemptVersion
 	return nil
 }
 
@@ -390,8 +392,12 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 	return time.UnixMilli(ms.Int64).UTC(), nil
 }
 
-// guardVersion is the schema version that made tollgate_guard.
-const guardVersion = 14
+// guardVersion is the schema version that made tollgate_guard;
+// attemptVersion the one whose tollgate_guard takes an attempt.
+const (
+	guardVersion   = 14
+	attemptVersion = 43
+)
 
 // guardSQL is a guard's one round trip: the key's projection row when it
 // has one (an identical retry's answer, read as the fast path reads it,
@@ -406,6 +412,12 @@ const guardVersion = 14
 // one whose answer was lost: the function recognises the call's own
 // permit and makes the answer wait for the ledger's replicas.
 //
+// A call that carries an attempt's digest ($14, NULL for none) calls the
+// function also for a key whose row says executing (guardCalls): the
+// function gives a retry of that attempt its permit (schema 43), which
+// the row cannot tell. Every other key with a row is answered from it,
+// the attempt's digest notwithstanding.
+//
 // A redacted call's canonical text goes as the last parameter, which
 // guardCanonical hands to the database in the transaction-local setting
 // tollgate.redacted_text just before the function runs (schema 41: the
@@ -413,10 +425,21 @@ const guardVersion = 14
 // the payload digest; nothing stores it), and the function's own
 // canonical argument is NULL, as a redacted call's always was.
 const (
-	guardSQL = `SELECT x.answer, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
+	guardCalls = `(x.answer IS NULL OR x.stage = 'executing' AND $14::text IS NOT NULL)`
+	guardSQL   = `SELECT CASE WHEN NOT ` + guardCalls + ` THEN x.answer END, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
+	CASE WHEN ` + guardCalls + ` THEN to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, false, $12, $14))::text END
+	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
+	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12, $14::text))::text`
+)
+
+// guardSQL13 and retryGuardSQL13 are guardSQL and retryGuardSQL on a
+// schema before 43, whose tollgate_guard takes no attempt (a call that
+// carries one is not sent there), without $14.
+const (
+	guardSQL13 = `SELECT x.answer, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
 	CASE WHEN x.answer IS NULL THEN to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, false, $12))::text END
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
-	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12))::text`
+	retryGuardSQL13 = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12))::text`
 )
 
 // guardCanonical and recordCanonical are the SQL of a one-call
@@ -446,20 +469,37 @@ type guardResult struct {
 	// Unsealed is the call's last pending event when it found the chain
 	// head taken (schema 16), nil when its events are in the chain.
 	Unsealed *int64 `json:"o_unsealed"`
+	// Agent is the agent an attempt's permit was issued to (path
+	// attempt, schema 43).
+	Agent string `json:"o_agent"`
 }
 
 // ServerGuard implements engine.ServerGuard with tollgate_guard
-// (schema 14).
+// (schema 14; a call with an attempt from schema 43, before which it
+// sends nothing).
 func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.GuardReply, bool, error) {
-	if !e.guardFn || e.ro {
+	if !e.guardFn || e.ro || c.AttemptSHA256 != "" && !e.attemptFn {
 		return engine.GuardReply{}, false, nil
 	}
 	q := guardSQL
-	if c.Retry {
+	switch {
+	case !e.attemptFn && c.Retry:
+		q = retryGuardSQL13
+	case !e.attemptFn:
+		q = guardSQL13
+	case c.Retry:
 		q = retryGuardSQL
 	}
 	r, err := e.keyCall(ctx, q, "tollgate_guard", func(canonical, redacted *string, waitMS int64) []any {
-		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS, redacted}
+		args := []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS, redacted}
+		if !e.attemptFn {
+			return args
+		}
+		var attempt *string
+		if c.AttemptSHA256 != "" {
+			attempt = &c.AttemptSHA256
+		}
+		return append(args, attempt)
 	}, c)
 	return r, true, err
 }
@@ -539,7 +579,7 @@ func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical,
 		return r, fmt.Errorf("%s's answer: %w", fn, err)
 	}
 	r = engine.GuardReply{Path: engine.GuardPath(g.Path), Answer: g.Answer, Now: g.Now, Mode: g.Mode, RuleID: g.Rule, Pattern: g.Pattern,
-		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS}
+		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS, Agent: g.Agent}
 	if g.Unsealed != nil {
 		sealAfter(ctx, conn, *g.Unsealed)
 	}
@@ -579,6 +619,9 @@ type reportResult struct {
 	// Unsealed is the report's pending event when it found the chain head
 	// taken, nil when its event is in the chain.
 	Unsealed *int64 `json:"o_unsealed"`
+	// Agent is the agent an attempt's permit was issued to (path
+	// attempt, schema 43).
+	Agent string `json:"o_agent"`
 }
 
 // ServerReport implements engine.ServerReport with tollgate_report
