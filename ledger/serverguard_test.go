@@ -411,3 +411,49 @@ func TestPostgresGuardFunctionAttempt(t *testing.T) {
 		t.Fatalf("verify: %v %v", rep.Problems, err)
 	}
 }
+
+// TestPostgresAttemptRetryOfSettledKeyIsOneRead: where the database's call does
+// not answer a guard (here the client's key transactions on PostgreSQL,
+// as on SQLite), the retry of a settled key with its attempt id is
+// answered from the key's row in one round trip: the attempt's read
+// transaction runs only for a key whose row says it executes, and there
+// still gives the attempt its permit.
+func TestPostgresAttemptRetryOfSettledKeyIsOneRead(t *testing.T) {
+	u := pgtest.DB(t)
+	wire := &wireCounter{}
+	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), Tracer: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ctx, clientPath{eng}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	const attempt = "attempt-0001-aaaaaaaaaaaa"
+	p, opt := Payload{"run", "t", "b"}, GuardOptions{Agent: "bot-1", Attempt: attempt}
+	for _, key := range []string{"run:warm", "run:1"} {
+		a, err := s.Guard(ctx, key, p, opt)
+		if err != nil || a.PermitID == "" {
+			t.Fatalf("%s: %+v %v", key, a, err)
+		}
+		var again Answer
+		wire.calls(t, "the attempt's retry while it executes", func() (err error) { again, err = s.Guard(ctx, key, p, opt); return err })
+		if again.PermitID != a.PermitID || !again.Replayed {
+			t.Fatalf("%s: the attempt's retry got %+v, want permit %s", key, again, a.PermitID)
+		}
+		if _, err := s.Report(ctx, key, a.PermitID, Succeeded, ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a Answer
+	if n := wire.calls(t, "the attempt's retry once settled", func() (err error) { a, err = s.Guard(ctx, "run:1", p, opt); return err }); n != 1 {
+		t.Errorf("the retry of a settled key with its attempt id took %d round trips, not 1", n)
+	}
+	if a.State != StateSucceeded || a.PermitID != "" {
+		t.Fatalf("the settled key's retry: %+v", a)
+	}
+}
