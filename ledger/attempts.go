@@ -21,6 +21,13 @@ import (
 // instead of "executing elsewhere". Any other caller, including another
 // worker sharing the agent's name or token with a different attempt id,
 // still waits (75) and never learns the permit's id.
+//
+// On PostgreSQL with the database's clock the one-call guard does both
+// (schema 101): it stores the attempt with the permit it issues and
+// answers the attempt's retry (guardOnServer, GuardAttempt), so an
+// attempt id costs no round trip. Elsewhere the key transaction stores
+// it (issuePermit) and replayAttempt answers the retry, asked only when
+// the key's projection row says the key executes (lookupGuard).
 
 // evAttemptRecorded commits a permit_attempts row.
 const evAttemptRecorded = "attempt_recorded"

@@ -120,28 +120,21 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 	// one index read (indexAnswer).
 	digest := p.Digest()
 	opt.target, opt.body = p.Target, p.Body
-	if opt.Attempt != "" {
-		// A retry of a call whose answer was lost gets its permit again;
-		// a guard with an attempt id takes the key transaction, which
-		// stores the id with the permit it issues.
-		if a, ok, err := s.replayAttempt(ctx, k, digest, opt); ok || err != nil {
-			return a, err
-		}
-	}
 	g := s.grantInputs()
-	if sg, ok := s.serverGuard(g); ok && opt.Attempt == "" {
+	looked := false // the database read the key's row and looked for the attempt's permit
+	if sg, ok := s.serverGuard(g); ok {
 		// The database answers the common guard whole, the retry's lookup
-		// included, in one round trip; what it leaves to this path it
-		// leaves having written nothing.
-		if a, done, err := s.guardOnServer(ctx, sg, k, p, digest, opt); done || err != nil {
+		// and an attempt's included, in one round trip; what it leaves to
+		// this path it leaves having written nothing.
+		a, path, err := s.guardOnServer(ctx, sg, k, p, digest, opt)
+		if path == serverDone || err != nil {
 			return a, err
 		}
-	} else if ix, ok := s.fastLookup(ctx, k.String(), p.Kind, digest, opt.Context.Digest()); ok {
-		if err := opt.mayActOn(ctx, k.String(), ix.Agent); err != nil {
-			return Answer{}, err
-		}
-		if a, ok := s.indexAnswer(ctx, k, ix, nil); ok {
-			return a, nil
+		looked = path == serverLeft
+	}
+	if !looked {
+		if a, ok, err := s.lookupGuard(ctx, k, p.Kind, digest, opt); ok || err != nil {
+			return a, err
 		}
 	}
 	// The permit ids this call's attempts issued: an attempt whose
@@ -177,6 +170,34 @@ func (s *Store) guard(ctx context.Context, key string, p Payload, opt GuardOptio
 		return Answer{}, err
 	}
 	return r.val, r.err
+}
+
+// lookupGuard answers a guard the database's call did not (SQLite, a
+// clock of the client's, a grant proved outside the ledger) from the
+// key's projection row, read outside any transaction (indexAnswer), and
+// gives a retry that carries an attempt id its permit (replayAttempt)
+// only when the row says the key executes, or could not be read: a key
+// that is new, settled, pending or another payload's holds no permit to
+// give again, so an attempt id costs that read transaction only where a
+// permit might be given. ok is false when the key transaction decides.
+func (s *Store) lookupGuard(ctx context.Context, k Key, kind, digest string, opt GuardOptions) (a Answer, ok bool, err error) {
+	ix, found, read := s.indexLookup(ctx, k.String(), kind)
+	same := found && ix.SHA256 == digest && ix.Context == opt.Context.Digest()
+	if same {
+		if err := opt.mayActOn(ctx, k.String(), ix.Agent); err != nil {
+			return Answer{}, true, err
+		}
+	}
+	if opt.Attempt != "" && (!read || same && ix.Stage == StateExecuting) {
+		if a, ok, err := s.replayAttempt(ctx, k, digest, opt); ok || err != nil {
+			return a, true, err
+		}
+	}
+	if !same {
+		return Answer{}, false, nil
+	}
+	a, ok = s.indexAnswer(ctx, k, ix, nil)
+	return a, ok, nil
 }
 
 // ErrNotCallersKey means the key was recorded under an agent name the

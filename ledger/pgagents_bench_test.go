@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tollgate-dev/tollgate/approvals"
 	"github.com/tollgate-dev/tollgate/internal/pgtest"
 )
@@ -38,6 +40,18 @@ func BenchmarkPostgresAgents(b *testing.B) {
 				b.Fatal(err)
 			}
 			agentURL := pgtest.Role(b, owner, "bot", "tollgate_agent")
+			// Each agent guards under a name of its own, which its role
+			// may use only once an operator (here the owner) allowed it
+			// (schema 28).
+			cfg, err := pgx.ParseConfig(agentURL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for w := range n {
+				if _, err := admin.AllowAgent(ctx, cfg.User, fmt.Sprintf("bot%d", w)); err != nil {
+					b.Fatal(err)
+				}
+			}
 			base := pgtest.DB(b)
 			seedTable(b, base)
 			for i := range b.N {

@@ -27,55 +27,89 @@ func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
 	return sg, true
 }
 
+// serverPath is what guardOnServer did with a guard.
+type serverPath int
+
+const (
+	// serverNotSent: the engine has no call for this guard (none at
+	// all, or none that takes its attempt); nothing was sent.
+	serverNotSent serverPath = iota
+	// serverLeft: the database left the guard to the full path, having
+	// written nothing and having looked for the attempt's permit.
+	serverLeft
+	// serverDone: the answer is the database's.
+	serverDone
+)
+
 // guardOnServer runs one guard through the engine's call, retried as a
-// write is. done is false when the database left the guard to the full
-// path (it wrote nothing then) or has no such call.
+// write is, and says whether the call answered it (serverPath).
 //
 // The call is its own transaction, so a connection lost after it was
 // sent may have committed it: the retry sends the same permit id, which
 // the database recognises as this call's own (GuardOwn), and a caller
 // whose retries all fail is told the commit is unknown, as a key
-// transaction whose COMMIT got no answer is.
-func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key, p Payload, digest string, opt GuardOptions) (Answer, bool, error) {
+// transaction whose COMMIT got no answer is. A guard with an attempt id
+// sends its digest, which the database stores with the permit it issues
+// and by which it finds that permit for the attempt's retry
+// (GuardAttempt, schema 101): the attempt's lookup costs no round trip of
+// its own.
+func (s *Store) guardOnServer(ctx context.Context, sg engine.ServerGuard, k Key, p Payload, digest string, opt GuardOptions) (Answer, serverPath, error) {
 	c := keyCall(k, p, digest, RecordOptions{Agent: opt.Agent, Redact: opt.Redact, Context: opt.Context})
 	c.LeaseMS, c.PermitID = opt.Lease.Milliseconds(), newUUID()
+	if opt.Attempt != "" {
+		c.AttemptSHA256 = attemptDigest(opt.Attempt)
+	}
 	var r engine.GuardReply
 	var has bool
 	err := s.callOnServer(ctx, func(ctx context.Context) (err error) {
 		r, has, err = sg.ServerGuard(ctx, c)
 		return err
 	}, func() { c.Retry = true })
-	if err != nil || !has {
-		return Answer{}, false, err
+	switch {
+	case err != nil:
+		return Answer{}, serverDone, err
+	case !has:
+		return Answer{}, serverNotSent, nil
 	}
 	a := Answer{Key: c.Key, Logical: k.Logical, Epoch: k.Epoch, SHA256: digest}
 	switch r.Path {
 	case engine.GuardNew:
 		s.commits.Add(1)
-		return newKeyAnswer(a, r), true, nil
+		return newKeyAnswer(a, r), serverDone, nil
 	case engine.GuardOwn:
 		a.State, a.Verdict, a.PermitID, a.LeaseUntil = StateExecuting, Permitted, r.PermitID, fromMS(r.LeaseMS)
-		return a, true, nil
-	case engine.GuardIndex:
+		return a, serverDone, nil
+	case engine.GuardAttempt, engine.GuardIndex:
 		// The key's projection row, as fastLookup reads it: an identical
 		// retry is answered from it as from the fast path.
 		ix := indexRow{Key: c.Key, Kind: p.Kind}
 		if !ix.unpack(r.Answer) || ix.SHA256 != digest || ix.Context != c.ContextSHA256 {
-			return Answer{}, false, nil
+			return Answer{}, serverLeft, nil
 		}
 		if err := opt.mayActOn(ctx, c.Key, ix.Agent); err != nil {
-			return Answer{}, true, err
+			return Answer{}, serverDone, err
+		}
+		if r.Path == engine.GuardAttempt && approvals.SameName(r.Agent, opt.Agent) {
+			// The permit the call's attempt was issued, given again only
+			// to the agent it was issued to (the names compared as
+			// approvals.SameName does, which SQL cannot); another caller
+			// carrying the id is answered from the row, as any guard of
+			// an executing key is.
+			a.State, a.Verdict, a.Replayed, a.PermitID, a.LeaseUntil = StateExecuting, Permitted, true, r.PermitID, fromMS(r.LeaseMS)
+			return a, serverDone, nil
 		}
 		var epochIs func(string) bool
 		if r.EpochRead {
 			epochIs = func(e string) bool { return e == r.ActiveEpoch }
 		}
-		a, ok := s.indexAnswer(ctx, k, ix, epochIs)
-		return a, ok, nil
+		if a, ok := s.indexAnswer(ctx, k, ix, epochIs); ok {
+			return a, serverDone, nil
+		}
+		return Answer{}, serverLeft, nil
 	case engine.GuardFull:
-		return Answer{}, false, nil
+		return Answer{}, serverLeft, nil
 	}
-	return Answer{}, false, fmt.Errorf("ledger: the database's guard of key %s answered an unknown path %q", c.Key, r.Path)
+	return Answer{}, serverDone, fmt.Errorf("ledger: the database's guard of key %s answered an unknown path %q", c.Key, r.Path)
 }
 
 // keyCall is what a one-call guard or record sends for key k and

@@ -76,7 +76,9 @@ func functionAndClient(t *testing.T) (u string, fn, client *Store, wire *wireCou
 // default rule, a redacted payload, a context, and a kind whose text JSON
 // escapes differently in Go and in PostgreSQL; its answers, first and
 // retried, are the client path's; each is one round trip; and verify and
-// export prove every row it wrote.
+// export prove every row it wrote. A guard that carries an attempt id
+// (schema 101) is one round trip too, first and retried, and writes the
+// attempt's row and event as the client's key transaction does.
 func TestPostgresGuardFunctionWritesAsTheClient(t *testing.T) {
 	_, fn, client, wire := functionAndClient(t)
 	weird := "w<&>\u2028\u2029\b\f\x01\x7f\"\\é/"
@@ -90,16 +92,19 @@ func TestPostgresGuardFunctionWritesAsTheClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		kind   string
-		redact bool
-		c      Context
+		kind    string
+		redact  bool
+		c       Context
+		attempt string
 	}{
-		{"run", false, nil}, {"run", true, nil}, {"run", false, Context{"amount": 5.0, "note": "<a&b>", "tags": []string{"x"}}},
-		{"ask", false, nil}, {"stop", false, nil}, {"none", false, nil}, {weird, false, nil}, {weird, true, Context{"k": weird}},
+		{"run", false, nil, ""}, {"run", true, nil, ""}, {"run", false, Context{"amount": 5.0, "note": "<a&b>", "tags": []string{"x"}}, ""},
+		{"ask", false, nil, ""}, {"stop", false, nil, ""}, {"none", false, nil, ""}, {weird, false, nil, ""}, {weird, true, Context{"k": weird}, ""},
+		{"run", false, nil, "attempt-0001-aaaaaaaaaaaa"}, {weird, true, Context{"k": weird}, "attempt-0002-bbbbbbbbbbbb"},
+		{"ask", false, nil, "attempt-0003-cccccccccccc"}, {"stop", false, nil, "attempt-0004-dddddddddddd"},
 	}
 	for i, c := range cases {
 		p := Payload{c.kind, "t<" + weird, "body " + weird}
-		opt := GuardOptions{Agent: "bot <&>\"é", Redact: c.redact, Context: c.c}
+		opt := GuardOptions{Agent: "bot <&>\"é", Redact: c.redact, Context: c.c, Attempt: c.attempt}
 		kf, kg := "f:"+string(rune('a'+i)), "g:"+string(rune('a'+i))
 		for round := range 2 {
 			var af Answer
@@ -343,5 +348,112 @@ func TestPostgresGuardWithNoTimeLeftSendsNothing(t *testing.T) {
 	}
 	if _, err := bot.Status(ctx, "run:late"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the key was recorded: %v", err)
+	}
+}
+
+// TestPostgresGuardFunctionAttempt: on PostgreSQL a guard that carries an
+// attempt id is the database's one call (schema 101), which stores the
+// attempt with the permit it issues; the attempt's retry is given that
+// permit again (its id and lease, replayed) in one round trip, also under
+// the agent's name spelled otherwise; another attempt id, no attempt id
+// or another agent's name with the id waits and never sees the permit's
+// id; once reported, the attempt gets the key's state, from its row, in
+// one round trip (no read transaction before it).
+func TestPostgresGuardFunctionAttempt(t *testing.T) {
+	_, fn, _, wire := functionAndClient(t)
+	if _, err := fn.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	const mine, other = "attempt-0001-aaaaaaaaaaaa", "attempt-0002-bbbbbbbbbbbb"
+	p := Payload{"run", "t", "b"}
+	if _, err := fn.Guard(ctx, "run:warm", p, GuardOptions{Agent: "bot-1", Attempt: other}); err != nil { // prepares the call
+		t.Fatal(err)
+	}
+	guard := func(what, agent, attempt string) Answer {
+		t.Helper()
+		var a Answer
+		if n := wire.calls(t, what, func() (err error) {
+			a, err = fn.Guard(ctx, "run:1", p, GuardOptions{Agent: agent, Attempt: attempt})
+			return err
+		}); n != 1 {
+			t.Errorf("%s: %d round trips, not 1", what, n)
+		}
+		return a
+	}
+	orig := guard("first guard", "bot-1", mine)
+	if orig.Verdict != Permitted || orig.PermitID == "" || orig.Replayed {
+		t.Fatalf("first guard: %+v", orig)
+	}
+	var digest, permit string
+	if err := fn.r.QueryRow("SELECT attempt_sha256, permit_id FROM permit_attempts WHERE action_key = 'run:1'").Scan(&digest, &permit); err != nil {
+		t.Fatalf("the attempt's row: %v", err)
+	}
+	if digest != attemptDigest(mine) || permit != orig.PermitID {
+		t.Fatalf("the attempt's row holds %s for permit %s, want %s for %s", digest, permit, attemptDigest(mine), orig.PermitID)
+	}
+	for _, tc := range []struct{ what, agent, attempt string }{{"the attempt's retry", "bot-1", mine}, {"the retry, name spelled otherwise", "BOT-1", mine}} {
+		if a := guard(tc.what, tc.agent, tc.attempt); a.PermitID != orig.PermitID || !a.Replayed || a.Verdict != Permitted || !a.LeaseUntil.Equal(orig.LeaseUntil) {
+			t.Errorf("%s: %+v, want permit %s until %s", tc.what, a, orig.PermitID, orig.LeaseUntil)
+		}
+	}
+	for _, tc := range []struct{ what, agent, attempt string }{{"another attempt", "bot-1", other}, {"no attempt", "bot-1", ""}, {"another agent with the attempt", "bot-2", mine}} {
+		if a := guard(tc.what, tc.agent, tc.attempt); a.PermitID != "" || a.Verdict != RetryLater || a.State != StateExecuting {
+			t.Errorf("%s: %+v, want to wait with no permit", tc.what, a)
+		}
+	}
+	if _, err := fn.Report(ctx, "run:1", orig.PermitID, Succeeded, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if a := guard("the attempt after the report", "bot-1", mine); a.PermitID != "" || a.State != StateSucceeded {
+		t.Errorf("after the report: %+v", a)
+	}
+	if rep, err := fn.Verify(ctx); err != nil || !rep.OK() {
+		t.Fatalf("verify: %v %v", rep.Problems, err)
+	}
+}
+
+// TestPostgresAttemptRetryOfSettledKeyIsOneRead: where the database's call does
+// not answer a guard (here the client's key transactions on PostgreSQL,
+// as on SQLite), the retry of a settled key with its attempt id is
+// answered from the key's row in one round trip: the attempt's read
+// transaction runs only for a key whose row says it executes, and there
+// still gives the attempt its permit.
+func TestPostgresAttemptRetryOfSettledKeyIsOneRead(t *testing.T) {
+	u := pgtest.DB(t)
+	wire := &wireCounter{}
+	eng, err := postgres.Open(ctx, u, postgres.Options{After: afterMigration(time.Now, postgres.Rebind), Tracer: wire})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(ctx, clientPath{eng}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.SetPolicy(ctx, approvals.Rule{Pattern: "run", Mode: approvals.Auto}, "root"); err != nil {
+		t.Fatal(err)
+	}
+	const attempt = "attempt-0001-aaaaaaaaaaaa"
+	p, opt := Payload{"run", "t", "b"}, GuardOptions{Agent: "bot-1", Attempt: attempt}
+	for _, key := range []string{"run:warm", "run:1"} {
+		a, err := s.Guard(ctx, key, p, opt)
+		if err != nil || a.PermitID == "" {
+			t.Fatalf("%s: %+v %v", key, a, err)
+		}
+		var again Answer
+		wire.calls(t, "the attempt's retry while it executes", func() (err error) { again, err = s.Guard(ctx, key, p, opt); return err })
+		if again.PermitID != a.PermitID || !again.Replayed {
+			t.Fatalf("%s: the attempt's retry got %+v, want permit %s", key, again, a.PermitID)
+		}
+		if _, err := s.Report(ctx, key, a.PermitID, Succeeded, ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a Answer
+	if n := wire.calls(t, "the attempt's retry once settled", func() (err error) { a, err = s.Guard(ctx, "run:1", p, opt); return err }); n != 1 {
+		t.Errorf("the retry of a settled key with its attempt id took %d round trips, not 1", n)
+	}
+	if a.State != StateSucceeded || a.PermitID != "" {
+		t.Fatalf("the settled key's retry: %+v", a)
 	}
 }

@@ -175,7 +175,16 @@ const fastQuery = "SELECT answer FROM action_index WHERE action_key = ?"
 // the key is unknown, its digest differs from the payload's, or the row
 // cannot be read: the caller then takes the full, transactional path.
 func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest string) (indexRow, bool) {
-	r := indexRow{Key: key, Kind: kind}
+	r, found, _ := s.indexLookup(ctx, key, kind)
+	return r, found && r.SHA256 == digest && r.Context == contextDigest
+}
+
+// indexLookup is fastLookup's read of the key's projection row (an
+// archived key's stub) whatever its digest: found is false when the key
+// has none, read false when the store could not tell (no fast path, a
+// failure, a row it cannot unpack).
+func (s *Store) indexLookup(ctx context.Context, key, kind string) (r indexRow, found, read bool) {
+	r = indexRow{Key: key, Kind: kind}
 	ctx, cancel := s.statementCtx(ctx)
 	defer cancel()
 	var row *sql.Row
@@ -189,10 +198,11 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest
 		// once, so the query is not kept prepared.
 		row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastQuery), key)
 	default:
-		return r, false
+		return r, false, false
 	}
 	var packed string
-	if err := row.Scan(&packed); errors.Is(err, sql.ErrNoRows) && s.archived.Load() {
+	err := row.Scan(&packed)
+	if errors.Is(err, sql.ErrNoRows) && s.archived.Load() {
 		// Not in the projection, on a ledger that has archived keys:
 		// perhaps one of them (archive.go), answered by its stub. A ledger
 		// without archives pays nothing: a live retry is one statement
@@ -203,13 +213,16 @@ func (s *Store) fastLookup(ctx context.Context, key, kind, digest, contextDigest
 		} else {
 			row = s.w.QueryRowContext(ctx, s.eng.Rebind(fastArchivedQuery), key)
 		}
-		if row.Scan(&packed) != nil {
-			return r, false
-		}
-	} else if err != nil {
-		return r, false
+		err = row.Scan(&packed)
 	}
-	return r, r.unpack(packed) && r.SHA256 == digest && r.Context == contextDigest
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return r, false, true
+	case err != nil:
+		return r, false, false
+	}
+	ok := r.unpack(packed)
+	return r, ok, ok
 }
 
 // fastArchivedQuery packs an archived key's stub as fastCols packs an

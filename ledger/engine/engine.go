@@ -159,7 +159,9 @@ type OneCallFlusher interface {
 // left, measured once it holds a connection, less a margin for the
 // answer's way back: the database then gives up (and commits nothing)
 // before the client does; with too little time left it sends nothing and
-// returns ErrNotSent.
+// returns ErrNotSent. AttemptSHA256 is the digest of the caller's attempt
+// id ("" for none): stored with the permit the call issues, and the key
+// of a retry's replay (GuardAttempt).
 type GuardCall struct {
 	Key, SHA256, Canonical, Kind, Target, BodySHA256 string
 	Redacted                                         bool
@@ -167,6 +169,7 @@ type GuardCall struct {
 	LeaseMS                                          int64
 	PermitID                                         string
 	Retry                                            bool
+	AttemptSHA256                                    string
 }
 
 // ErrNotSent is a ServerGuard's failure before its call left the client:
@@ -188,6 +191,11 @@ const (
 	// GuardOwn: the key's running permit is the one this call's id
 	// names: an earlier attempt of the call committed it.
 	GuardOwn GuardPath = "own"
+	// GuardAttempt: the key's running permit was issued to the call's
+	// attempt (GuardCall.AttemptSHA256) under the agent name Agent;
+	// Answer is the key's projection row, for a caller who is not that
+	// agent.
+	GuardAttempt GuardPath = "attempt"
 	// GuardFull: nothing was written; the state machine's own path
 	// decides.
 	GuardFull GuardPath = "full"
@@ -196,9 +204,10 @@ const (
 // GuardReply is a server-side guard's answer. Now is the database's time
 // of the call; Mode, RuleID (0: no rule matched), Pattern, TTLms and
 // Approvers the policy applied to a new key; PermitID and LeaseMS the
-// permit issued (GuardNew, auto) or owned (GuardOwn); ExpiresMS the
-// approval request's deadline. ActiveEpoch is the ledger's active epoch
-// ("" for none) when EpochRead: read beside a pending key's row.
+// permit issued (GuardNew, auto) or owned (GuardOwn, GuardAttempt);
+// ExpiresMS the approval request's deadline. ActiveEpoch is the ledger's
+// active epoch ("" for none) when EpochRead: read beside a pending key's
+// row. Agent is the agent a GuardAttempt's permit was issued to.
 type GuardReply struct {
 	Path               GuardPath
 	Answer             string
@@ -210,6 +219,7 @@ type GuardReply struct {
 	LeaseMS, ExpiresMS int64
 	ActiveEpoch        string
 	EpochRead          bool
+	Agent              string
 }
 
 // ServerReport is an engine that files the common report whole in one

@@ -92,6 +92,9 @@ type Engine struct {
 
 var _ engine.Engine = (*Engine)(nil)
 
+// maxConns bounds an engine's connections to the database.
+const maxConns = 8
+
 // IsURL reports whether a --db value names a PostgreSQL ledger: a
 // postgres:// or postgresql:// URL.
 func IsURL(s string) bool {
@@ -111,7 +114,13 @@ func Open(ctx context.Context, dsn string, opt Options) (*Engine, error) {
 	}
 	c := connector{Connector: stdlib.GetConnector(*pool), detect: !namesExecMode(dsn)}
 	e := &Engine{cfg: cfg, db: sql.OpenDB(c), location: Redact(dsn), ro: opt.ReadOnly}
-	e.db.SetMaxOpenConns(8)
+	// Every connection the pool opens is kept while it is used within a
+	// minute: a new one costs a TLS handshake and SCRAM's hashing on both
+	// sides (tens of milliseconds on a busy host, measured at 180 ms),
+	// which database/sql's default of two idle connections made a server
+	// with eight callers in flight pay on most calls.
+	e.db.SetMaxOpenConns(maxConns)
+	e.db.SetMaxIdleConns(maxConns)
 	e.db.SetConnMaxIdleTime(time.Minute)
 	if err := e.prepare(ctx, opt); err != nil {
 		e.db.Close()
@@ -282,10 +291,16 @@ func (e *Engine) baseline(ctx context.Context, after engine.Migration) error {
 			return err
 		}
 	}
+	// A new ledger is made from the definition files, which are the
+	// current schema: it starts at this build's version and no forward
+	// migration runs on it. A ledger at DevLast is carried to the
+	// baseline, and the forward migrations then run on it.
+	version := engine.Baseline
 	switch {
 	case v >= engine.Baseline:
 		return nil
 	case v == 0:
+		version = schemaVersion()
 		body, err := SchemaSQL()
 		if err != nil {
 			return err
@@ -301,11 +316,11 @@ func (e *Engine) baseline(ctx context.Context, after engine.Migration) error {
 		return fmt.Errorf("%w: ledger %s has schema version %d", engine.ErrDevelopmentSchema, e.location, v)
 	}
 	if after != nil {
-		if err := after(ctx, tx, engine.Baseline); err != nil {
+		if err := after(ctx, tx, version); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO tollgate_schema(version) VALUES ($1)", engine.Baseline); err != nil {
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tollgate_schema(version) VALUES ($1)", version); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -488,6 +503,12 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 // one whose answer was lost: the function recognises the call's own
 // permit and makes the answer wait for the ledger's replicas.
 //
+// A call that carries an attempt's digest ($14, NULL for none) calls the
+// function also for a key whose row says executing (guardCalls): the
+// function gives a retry of that attempt its permit (schema 101), which
+// the row cannot tell. Every other key with a row is answered from it,
+// the attempt's digest notwithstanding.
+//
 // A redacted call's canonical text goes as the last parameter, which
 // guardCanonical hands to the database in the transaction-local setting
 // tollgate.redacted_text just before the function runs (schema 41: the
@@ -495,10 +516,11 @@ func (e *Engine) LockKey(ctx context.Context, tx *sql.Tx, key string) (time.Time
 // the payload digest; nothing stores it), and the function's own
 // canonical argument is NULL, as a redacted call's always was.
 const (
-	guardSQL = `SELECT x.answer, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
-	CASE WHEN x.answer IS NULL THEN to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, false, $12))::text END
+	guardCalls = `(x.answer IS NULL OR x.stage = 'executing' AND $14::text IS NOT NULL)`
+	guardSQL   = `SELECT CASE WHEN NOT ` + guardCalls + ` THEN x.answer END, CASE WHEN x.stage = 'pending' THEN coalesce((SELECT epoch FROM epochs ORDER BY seq DESC LIMIT 1), '') END,
+	CASE WHEN ` + guardCalls + ` THEN to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, false, $12, $14))::text END
 	FROM (SELECT $1::text AS k) a LEFT JOIN action_index x ON x.action_key = a.k`
-	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12))::text`
+	retryGuardSQL = `SELECT NULL::text, NULL::text, to_json(tollgate_guard($1, $2, ` + guardCanonical + `, $4, $5, $6, $7, $8, $9, $10, $11, true, $12, $14::text))::text`
 )
 
 // guardCanonical and recordCanonical are the SQL of a one-call
@@ -528,10 +550,13 @@ type guardResult struct {
 	// Unsealed is the call's last pending event when it found the chain
 	// head taken (schema 16), nil when its events are in the chain.
 	Unsealed *int64 `json:"o_unsealed"`
+	// Agent is the agent an attempt's permit was issued to (path
+	// attempt, schema 101).
+	Agent string `json:"o_agent"`
 }
 
-// ServerGuard implements engine.ServerGuard with tollgate_guard
-// (schema 14).
+// ServerGuard implements engine.ServerGuard with tollgate_guard, which
+// also stores and replays a call's attempt (schema 101).
 func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.GuardReply, bool, error) {
 	if !e.guardFn || e.ro {
 		return engine.GuardReply{}, false, nil
@@ -541,7 +566,12 @@ func (e *Engine) ServerGuard(ctx context.Context, c engine.GuardCall) (engine.Gu
 		q = retryGuardSQL
 	}
 	r, err := e.keyCall(ctx, q, "tollgate_guard", func(canonical, redacted *string, waitMS int64) []any {
-		return []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS, redacted}
+		args := []any{c.Key, c.SHA256, canonical, c.Kind, c.Target, c.BodySHA256, c.Agent, c.ContextSHA256, c.Context, c.LeaseMS, c.PermitID, waitMS, redacted}
+		var attempt *string
+		if c.AttemptSHA256 != "" {
+			attempt = &c.AttemptSHA256
+		}
+		return append(args, attempt)
 	}, c)
 	return r, true, err
 }
@@ -615,7 +645,7 @@ func (e *Engine) keyCall(ctx context.Context, q, fn string, args func(canonical,
 		return r, fmt.Errorf("%s's answer: %w", fn, err)
 	}
 	r = engine.GuardReply{Path: engine.GuardPath(g.Path), Answer: g.Answer, Now: g.Now, Mode: g.Mode, RuleID: g.Rule, Pattern: g.Pattern,
-		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS}
+		TTLms: g.TTLms, Approvers: g.Approvers, PermitID: g.PermitID, LeaseMS: g.LeaseMS, ExpiresMS: g.ExpiresMS, Agent: g.Agent}
 	if g.Unsealed != nil {
 		sealAfter(ctx, conn, *g.Unsealed)
 	}

@@ -1328,9 +1328,23 @@ BEGIN
     RETURN CASE WHEN v_neg THEN '-' ELSE '' END || s;
 END $$;
 
--- The guard of schema 21 (with schema 23's gate), its shared parts
--- called rather than written out.
+-- The guard's earlier signature, without an attempt: a thin wrapper
+-- kept so that a client written before schema 101 still calls it.
 CREATE FUNCTION public.tollgate_guard(p_key text, p_sha256 text, p_canonical text, p_kind text, p_target text, p_body_sha256 text, p_agent text, p_context_sha256 text, p_context text, p_lease_ms bigint, p_permit_id text, p_retry boolean, p_wait_ms bigint, OUT o_path text, OUT o_answer text, OUT o_now bigint, OUT o_mode text, OUT o_rule bigint, OUT o_pattern text, OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_permit_id text, OUT o_lease_ms bigint, OUT o_expires_ms bigint, OUT o_unsealed bigint) RETURNS record
+    LANGUAGE sql
+    SET search_path TO 'public', 'pg_temp'
+    AS $$
+    SELECT g.o_path, g.o_answer, g.o_now, g.o_mode, g.o_rule, g.o_pattern, g.o_ttl_ms, g.o_approvers, g.o_permit_id, g.o_lease_ms, g.o_expires_ms, g.o_unsealed
+        FROM tollgate_guard(p_key, p_sha256, p_canonical, p_kind, p_target, p_body_sha256, p_agent, p_context_sha256, p_context, p_lease_ms, p_permit_id, p_retry, p_wait_ms, NULL::text) g
+$$;
+
+-- The guard in one call (schema 21, with schema 23's gate), its shared
+-- parts called rather than written out. Since schema 101 it takes the
+-- SHA-256 of the call's attempt id: it stores the attempt with the
+-- permit an auto rule issues, and answers that attempt's retry with its
+-- permit (path 'attempt'), so a call through tollgate serve, which
+-- always carries one, stays one round trip.
+CREATE FUNCTION public.tollgate_guard(p_key text, p_sha256 text, p_canonical text, p_kind text, p_target text, p_body_sha256 text, p_agent text, p_context_sha256 text, p_context text, p_lease_ms bigint, p_permit_id text, p_retry boolean, p_wait_ms bigint, p_attempt_sha256 text, OUT o_path text, OUT o_answer text, OUT o_now bigint, OUT o_mode text, OUT o_rule bigint, OUT o_pattern text, OUT o_ttl_ms bigint, OUT o_approvers bigint, OUT o_permit_id text, OUT o_lease_ms bigint, OUT o_expires_ms bigint, OUT o_unsealed bigint, OUT o_agent text) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'public', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
@@ -1359,6 +1373,9 @@ DECLARE
     v_vals text[];
 BEGIN
     SELECT k.o_logical, k.o_epoch INTO v_logical, v_epoch FROM tollgate_private.key_parse('tollgate_guard', p_key, p_wait_ms) k;
+    IF p_attempt_sha256 !~ '^[0-9a-f]{64}$' THEN
+        RAISE EXCEPTION 'tollgate_guard: an attempt is sent as the SHA-256 of its id, in lowercase hex (key %)', p_key USING ERRCODE = '22023';
+    END IF;
     -- An identical retry that needs no new step: answered from the
     -- projection, without a lock, as the client's fast path answers it
     -- (ledger/state.go fastLookup), and only for the answers that tell
@@ -1386,6 +1403,24 @@ BEGIN
             IF FOUND THEN
                 o_path := 'own';
                 RETURN;
+            END IF;
+            -- The permit issued to this call's attempt id (schema 101): a
+            -- retry of a call whose answer was lost, carrying the same
+            -- id, whose running permit is still the one the attempt was
+            -- issued (its lease the key's deadline), stored with the
+            -- permit's own agent. The client gives it to the caller only
+            -- when the caller's agent name is that one (o_agent, compared
+            -- after the names' normalization, approvals.SameName);
+            -- anyone else is answered from the projection (o_answer).
+            IF p_attempt_sha256 IS NOT NULL THEN
+                SELECT p.permit_id, p.lease_ms, p.agent INTO o_permit_id, o_lease_ms, o_agent FROM permit_attempts t
+                    JOIN permits p ON p.action_key = t.action_key AND p.permit_id = t.permit_id AND p.agent = t.agent
+                    WHERE t.action_key = p_key AND t.attempt_sha256 = p_attempt_sha256 AND p.lease_ms = v_deadline;
+                IF FOUND THEN
+                    o_path := 'attempt';
+                    o_answer := v_answer;
+                    RETURN;
+                END IF;
             END IF;
         END IF;
         IF v_stage IN ('executing', 'uncertain', 'succeeded', 'failed', 'denied') OR v_stage = 'pending' AND (v_deadline <= o_now
@@ -1450,6 +1485,17 @@ BEGIN
         v_tables := v_tables || ARRAY['permits'];
         v_hashes := v_hashes || ARRAY[tollgate_row_hash('permits', ARRAY['s', 's', 's', 'i', 'i'],
             ARRAY[p_key, o_permit_id, p_agent, o_now::text, o_lease_ms::text])];
+        -- The attempt the permit is issued to, in the permit's call
+        -- (ledger/attempts.go recordAttempt): its own fact row and event.
+        IF p_attempt_sha256 IS NOT NULL THEN
+            INSERT INTO permit_attempts (action_key, permit_id, agent, attempt_sha256, at_ms)
+                VALUES (p_key, o_permit_id, p_agent, p_attempt_sha256, o_now);
+            v_types := v_types || ARRAY['attempt_recorded'];
+            v_details := v_details || ARRAY['{"permit_id":' || tollgate_go_json(o_permit_id) || '}'];
+            v_tables := v_tables || ARRAY['permit_attempts'];
+            v_hashes := v_hashes || ARRAY[tollgate_row_hash('permit_attempts', ARRAY['s', 's', 's', 's', 'i'],
+                ARRAY[p_key, o_permit_id, p_agent, p_attempt_sha256, o_now::text])];
+        END IF;
     ELSIF o_mode = 'approval' THEN
         o_expires_ms := o_now + o_ttl_ms;
         INSERT INTO approval_requests (action_key, agent, requested_ms, expires_ms) VALUES (p_key, p_agent, o_now, o_expires_ms);
@@ -1463,7 +1509,8 @@ BEGIN
     o_unsealed := tollgate_private.key_finish(p_key, CASE WHEN p_canonical IS NULL THEN '' ELSE p_target END, p_agent, o_now,
         v_types, v_details, v_tables, v_hashes);
     o_path := 'new';
-END $_$;
+END 
+$_$;
 
 -- Whether tollgate_guard is writing in this transaction: only its rows
 -- are being inserted. PL/pgSQL, not SQL: a SQL function that is not
