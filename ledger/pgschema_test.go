@@ -43,7 +43,10 @@ func loadDump(t *testing.T, u, file string) {
 	}
 	db := rawDB(t, u)
 	defer db.Close()
-	if _, err := db.DB.Exec(strings.Join(keep, "\n")); err != nil {
+	// A dump sets search_path and other settings for its session; RESET
+	// ALL in the same call leaves none behind on a server connection a
+	// pooler (pgbouncer, transaction mode) gives the next client.
+	if _, err := db.DB.Exec(strings.Join(keep, "\n") + "\nRESET ALL;"); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
 }
