@@ -84,7 +84,10 @@ type ledgerCredentials struct{ s tokenStore }
 func (c ledgerCredentials) TokenIdentity(ctx context.Context, bearer string) (service.Identity, error) {
 	t, err := c.s.AuthenticateToken(ctx, bearer)
 	if errors.Is(err, ledger.ErrNotAuthenticated) {
-		return service.Identity{}, fmt.Errorf("%w: %v", service.ErrUnauthenticated, err)
+		// The ledger's "not authenticated: " would repeat the service's
+		// own "unauthenticated: " in the answer a person reads.
+		why := strings.TrimPrefix(err.Error(), ledger.ErrNotAuthenticated.Error()+": ")
+		return service.Identity{}, fmt.Errorf("%w: %s", service.ErrUnauthenticated, why)
 	}
 	if err != nil {
 		return service.Identity{}, err

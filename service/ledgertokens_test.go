@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -59,9 +60,14 @@ func TestServeWithLedgerTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("unknown token: %d, want 401", resp.StatusCode)
+	}
+	// The answer says what is wrong once, in words a person reads.
+	if msg := string(body); !strings.Contains(msg, "unauthenticated: unknown token") || strings.Contains(msg, "not authenticated") {
+		t.Fatalf("unknown token's answer: %s", msg)
 	}
 
 	if r := agent(t, home, nil, nil, "--db", db, "agents", "token", "revoke", id1, "--operator", "alice", "--json"); r.code != 0 {
