@@ -31,8 +31,8 @@ func (s *Store) serverGuard(g grantInputs) (engine.ServerGuard, bool) {
 type serverPath int
 
 const (
-	// serverNotSent: the engine has no call for this guard (none at
-	// all, or none that takes its attempt); nothing was sent.
+	// serverNotSent: the engine has no call for this guard (SQLite, or a
+	// store serverGuard keeps off it); nothing was sent.
 	serverNotSent serverPath = iota
 	// serverLeft: the database left the guard to the full path, having
 	// written nothing and having looked for the attempt's permit.
